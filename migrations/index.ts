@@ -1,0 +1,4 @@
+import { Foundation1763700000000 } from './1763700000000-foundation';
+
+/** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
+export const migrations = [Foundation1763700000000];

@@ -1,0 +1,39 @@
+import { DynamicModule, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { DestinationStream } from 'pino';
+import { AppModule } from './app.module';
+import { createFastifyAdapter } from './common/http/fastify-setup';
+import { PinoNestLogger, createLogger } from './common/logging/logger';
+import { AppConfig } from './config/config';
+import { HttpMetrics } from './metrics/http-metrics';
+import { buildOpenApiDocument, mountOpenApi } from './openapi/openapi';
+
+export interface CreateAppOptions {
+  runWorkers?: boolean;
+  logDestination?: DestinationStream;
+  imports?: Array<Type | DynamicModule>;
+  /** Build the module graph without connecting to anything (OpenAPI generation). */
+  preview?: boolean;
+}
+
+/** Builds the HTTP application, initialised but not listening. Used by main, tests and tools. */
+export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<NestFastifyApplication> {
+  const logger = createLogger(config.logLevel, options.logDestination);
+  const metrics = new HttpMetrics();
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.register({
+      config,
+      metrics,
+      runWorkers: options.runWorkers ?? config.workersInApi,
+      imports: options.imports,
+    }),
+    createFastifyAdapter({ logger, metrics, trustProxy: config.trustProxy }),
+    { bodyParser: false, logger: new PinoNestLogger(logger), abortOnError: false, preview: options.preview },
+  );
+  if (!options.preview) {
+    mountOpenApi(app, buildOpenApiDocument(app));
+    await app.init();
+  }
+  return app;
+}

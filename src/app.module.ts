@@ -1,0 +1,46 @@
+import { DynamicModule, Global, Module, Type } from '@nestjs/common';
+import { CommonModule } from './common/common.module';
+import { APP_CONFIG, AppConfig } from './config/config';
+import { DatabaseModule } from './database/database.module';
+import { HealthModule } from './health/health.module';
+import { JobsModule } from './jobs/jobs.module';
+import { HttpMetrics } from './metrics/http-metrics';
+import { MetricsController } from './metrics/metrics.controller';
+
+export interface AppModuleOptions {
+  config: AppConfig;
+  metrics: HttpMetrics;
+  /** Whether this process runs the background workers (API with WORKERS_IN_API, or the worker). */
+  runWorkers: boolean;
+  /** Extra modules, for tests. */
+  imports?: Array<Type | DynamicModule>;
+}
+
+@Global()
+@Module({})
+class ConfigHolderModule {}
+
+@Module({})
+export class AppModule {
+  static register(options: AppModuleOptions): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        {
+          module: ConfigHolderModule,
+          providers: [
+            { provide: APP_CONFIG, useValue: options.config },
+            { provide: HttpMetrics, useValue: options.metrics },
+          ],
+          exports: [APP_CONFIG, HttpMetrics],
+        },
+        DatabaseModule,
+        JobsModule.register(options.runWorkers),
+        CommonModule,
+        HealthModule,
+        ...(options.imports ?? []),
+      ],
+      controllers: [MetricsController],
+    };
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * Recognises failures that mean "the database cannot be reached right now", as opposed to
+ * a failed statement. Those answer 503 and the process keeps running: the connection pool
+ * reconnects by itself once the database is back.
+ */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', 'EAI_AGAIN']);
+// 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53300 too_many_connections
+const SERVER_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
+const MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error',
+  'Connection is not established',
+  'the database system is',
+];
+
+export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 3) return false;
+  const { code, message, driverError, cause } = error as {
+    code?: unknown;
+    message?: unknown;
+    driverError?: unknown;
+    cause?: unknown;
+  };
+  if (typeof code === 'string' && (NETWORK_CODES.has(code) || SERVER_CODES.has(code) || code.startsWith('08'))) {
+    return true;
+  }
+  if (typeof message === 'string' && MESSAGES.some((m) => message.includes(m))) return true;
+  return isDatabaseUnavailable(driverError, depth + 1) || isDatabaseUnavailable(cause, depth + 1);
+}

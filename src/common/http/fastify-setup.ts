@@ -1,0 +1,109 @@
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Logger } from 'pino';
+import secureJson from 'secure-json-parse';
+import { ApiError, MethodNotAllowedError, NotFoundError } from '../errors/api-error';
+import { toErrorResponse } from '../errors/error-response';
+import type { HttpMetrics } from '../../metrics/http-metrics';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const METHODS: HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/**
+ * The Fastify side of the HTTP contract (API.md section 1), set up before Nest registers
+ * its routes: request ids, one JSON parser, 405 for known paths, one log line and the
+ * metrics of every request.
+ */
+export function createFastifyAdapter(options: { logger: Logger; metrics: HttpMetrics; trustProxy: boolean }): FastifyAdapter {
+  const { logger, metrics } = options;
+  const adapter = new FastifyAdapter({
+    loggerInstance: logger,
+    // One line per request, written by the onResponse hook below.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    exposeHeadRoutes: false,
+    requestIdHeader: false,
+    genReqId: requestIdOf,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    trustProxy: options.trustProxy,
+  });
+  const fastify = adapter.getInstance() as unknown as FastifyInstance;
+  const routes = recordRoutes(fastify);
+
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, parseJson);
+
+  fastify.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (!request.is404) return;
+    // No route for this method: 405 when the path serves others, else 404; before any authentication.
+    const allowed = routes.allowedMethods(request.url);
+    const error =
+      allowed.length > 0
+        ? new MethodNotAllowedError(request.method, allowed)
+        : new NotFoundError(`No route matches ${request.method} ${pathOf(request.url)}.`);
+    const response = toErrorResponse(error, String(request.id));
+    return reply.status(response.status).headers(response.headers).send(response.body);
+  });
+
+  fastify.addHook('onResponse', async (request, reply) => {
+    const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
+    const seconds = reply.elapsedTime / 1000;
+    metrics.observe(request.method, route, reply.statusCode, seconds);
+    request.log.info(
+      {
+        http: { method: request.method, path: pathOf(request.url), route, status: reply.statusCode },
+        duration_ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      'request completed',
+    );
+  });
+  return adapter;
+}
+
+function requestIdOf(req: IncomingMessage): string {
+  const sent = req.headers['x-request-id'];
+  return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
+}
+
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+/** An empty body counts as no body; anything else must be valid JSON (no prototype pollution). */
+function parseJson(_request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) {
+  const text = typeof body === 'string' ? body : body.toString('utf8');
+  if (text.trim() === '') return done(null, undefined);
+  try {
+    done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+  } catch {
+    done(new ApiError(400, 'invalid_json', 'The request body is not valid JSON.'));
+  }
+}
+
+/** A second router holding every registered path, to tell "unknown path" from "wrong method". */
+function recordRoutes(fastify: FastifyInstance) {
+  const router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
+  fastify.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (!METHODS.includes(method as HTTPMethod)) continue;
+      try {
+        router.on(method as HTTPMethod, route.url, () => undefined);
+      } catch {
+        // the same method and path registered twice: already known
+      }
+    }
+  });
+  return {
+    allowedMethods(url: string): string[] {
+      const path = pathOf(url);
+      return METHODS.filter((method) => router.find(method, path) !== null);
+    },
+  };
+}

@@ -1,0 +1,154 @@
+import { z } from 'zod';
+
+/**
+ * The service's configuration, read once from the environment and validated at start-up.
+ * Every setting has a default that makes `npm start` work on a fresh machine, except
+ * `JWT_SECRET` in production.
+ */
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0'], { message: 'must be "true" or "false"' })
+  .transform((v) => v === 'true' || v === '1');
+
+const positiveSeconds = z.coerce
+  .number({ message: 'must be a whole number of seconds' })
+  .int({ message: 'must be a whole number of seconds' })
+  .min(60, { message: 'must be at least 60 seconds' })
+  .max(31_536_000, { message: 'must be at most 31536000 seconds (a year)' });
+
+const urlWithProtocol = (protocols: string[]) =>
+  z.string().refine(
+    (v) => {
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { message: `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}` },
+  );
+
+const envSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    PORT: z.coerce
+      .number({ message: 'must be an integer between 0 and 65535' })
+      .int({ message: 'must be an integer between 0 and 65535' })
+      .min(0, { message: 'must be an integer between 0 and 65535' })
+      .max(65535, { message: 'must be an integer between 0 and 65535' })
+      .default(3000),
+    DATABASE_URL: urlWithProtocol(['postgres:', 'postgresql:']).optional(),
+    DATABASE_POOL_SIZE: z.coerce
+      .number({ message: 'must be an integer between 2 and 100' })
+      .int()
+      .min(2, { message: 'must be an integer between 2 and 100' })
+      .max(100, { message: 'must be an integer between 2 and 100' })
+      .default(10),
+    DATA_DIR: z.string().min(1).default('./.data'),
+    JWT_SECRET: z.string().min(32, { message: 'must be at least 32 characters' }).optional(),
+    ACCESS_TOKEN_TTL: positiveSeconds.default(86_400),
+    REFRESH_TOKEN_TTL: positiveSeconds.default(345_600),
+    SMTP_URL: urlWithProtocol(['smtp:', 'smtps:']).optional(),
+    MAIL_FROM: z.string().min(3).default('Seller Payments <no-reply@payments.local>'),
+    WEBHOOKS_ALLOW_PRIVATE_URLS: booleanFlag.default(false),
+    PAYMENTS_PROCESSOR: z.enum(['sandbox'], { message: 'must be "sandbox"' }).default('sandbox'),
+    LOG_LEVEL: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+        message: 'must be one of fatal, error, warn, info, debug, trace, silent',
+      })
+      .default('info'),
+    WORKERS_IN_API: booleanFlag.default(true),
+    TRUST_PROXY: booleanFlag.default(false),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV === 'production' && !env.JWT_SECRET) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['JWT_SECRET'],
+        message: 'is required when NODE_ENV=production',
+      });
+    }
+    if (env.REFRESH_TOKEN_TTL <= env.ACCESS_TOKEN_TTL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['REFRESH_TOKEN_TTL'],
+        message: 'must be longer than ACCESS_TOKEN_TTL',
+      });
+    }
+  });
+
+export type Environment = z.infer<typeof envSchema>;
+
+/** Configuration as the application uses it, after start-up resolved the database and secret. */
+export interface AppConfig {
+  env: Environment['NODE_ENV'];
+  host: string;
+  port: number;
+  databaseUrl: string;
+  databasePoolSize: number;
+  dataDir: string;
+  jwtSecret: string;
+  accessTokenTtl: number;
+  refreshTokenTtl: number;
+  smtpUrl?: string;
+  mailFrom: string;
+  webhooksAllowPrivateUrls: boolean;
+  paymentsProcessor: Environment['PAYMENTS_PROCESSOR'];
+  logLevel: Environment['LOG_LEVEL'];
+  workersInApi: boolean;
+  /** Take the client address from X-Forwarded-For (behind a load balancer). */
+  trustProxy: boolean;
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads and validates the environment. Empty strings count as unset. */
+export function readEnvironment(source: NodeJS.ProcessEnv = process.env): Environment {
+  const input: Record<string, string> = {};
+  for (const key of Object.keys(envSchema.shape)) {
+    const value = source[key];
+    if (value !== undefined && value !== '') input[key] = value;
+  }
+  const parsed = envSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => {
+        const name = String(issue.path[0] ?? 'environment');
+        const got = input[name] !== undefined && name !== 'JWT_SECRET' ? ` (got "${input[name]}")` : '';
+        return `${name} ${issue.message}${got}`;
+      }),
+    );
+  }
+  return parsed.data;
+}
+
+export function toAppConfig(
+  env: Environment,
+  resolved: { databaseUrl: string; jwtSecret: string },
+): AppConfig {
+  return {
+    env: env.NODE_ENV,
+    host: env.HOST,
+    port: env.PORT,
+    databaseUrl: resolved.databaseUrl,
+    databasePoolSize: env.DATABASE_POOL_SIZE,
+    dataDir: env.DATA_DIR,
+    jwtSecret: resolved.jwtSecret,
+    accessTokenTtl: env.ACCESS_TOKEN_TTL,
+    refreshTokenTtl: env.REFRESH_TOKEN_TTL,
+    smtpUrl: env.SMTP_URL,
+    mailFrom: env.MAIL_FROM,
+    webhooksAllowPrivateUrls: env.WEBHOOKS_ALLOW_PRIVATE_URLS,
+    paymentsProcessor: env.PAYMENTS_PROCESSOR,
+    logLevel: env.LOG_LEVEL,
+    workersInApi: env.WORKERS_IN_API,
+    trustProxy: env.TRUST_PROXY,
+  };
+}

@@ -1,0 +1,35 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { ServiceUnavailableError } from '../common/errors/api-error';
+import { ApiErrorResponses } from '../openapi/api-error-responses.decorator';
+import { HealthStatusDto } from './health-status.dto';
+
+@ApiTags('operations')
+@Controller('health')
+export class HealthController {
+  constructor(
+    @Inject(HealthCheckService) private readonly health: HealthCheckService,
+    @Inject(TypeOrmHealthIndicator) private readonly database: TypeOrmHealthIndicator,
+  ) {}
+
+  @Get('live')
+  @ApiOperation({ summary: 'Liveness: the process answers' })
+  @ApiOkResponse({ type: HealthStatusDto })
+  live(): HealthStatusDto {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  @ApiOperation({ summary: 'Readiness: the database answers' })
+  @ApiOkResponse({ type: HealthStatusDto })
+  @ApiErrorResponses(503)
+  async ready(): Promise<HealthStatusDto> {
+    try {
+      await this.health.check([() => this.database.pingCheck('database', { timeout: 2000 })]);
+    } catch {
+      throw new ServiceUnavailableError('The database is not reachable.');
+    }
+    return { status: 'ok' };
+  }
+}

@@ -1,0 +1,71 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { PgBoss, type Job, type QueueOptions, type SendOptions } from 'pg-boss';
+import { APP_CONFIG, AppConfig } from '../config/config';
+
+export const RUN_WORKERS = Symbol('RUN_WORKERS');
+
+export interface JobDefinition<T extends object = object> {
+  name: string;
+  handler: (data: T) => Promise<void>;
+  /** Cron expression (UTC): the job runs on that schedule. */
+  schedule?: string;
+  queue?: QueueOptions;
+  /** Jobs of this queue handled at once by one process. */
+  concurrency?: number;
+}
+
+/**
+ * Background work on a PostgreSQL-backed queue (pg-boss) in the service's own database.
+ * Modules define their jobs while the application initialises; workers run in the API
+ * process (WORKERS_IN_API) or in `npm run worker` processes. Any process can send jobs.
+ */
+@Injectable()
+export class JobQueue implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Jobs');
+  private readonly definitions = new Map<string, JobDefinition>();
+  private boss?: PgBoss;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(RUN_WORKERS) private readonly runWorkers: boolean,
+  ) {}
+
+  define<T extends object>(definition: JobDefinition<T>): void {
+    if (this.boss) throw new Error(`Job ${definition.name} defined after the queue started`);
+    this.definitions.set(definition.name, definition as unknown as JobDefinition);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const boss = new PgBoss({
+      connectionString: this.config.databaseUrl,
+      application_name: 'payments-jobs',
+      max: 3,
+      schedule: this.runWorkers,
+      supervise: this.runWorkers,
+    });
+    boss.on('error', (error) => this.logger.warn({ err: error }, 'Job queue error'));
+    await boss.start();
+    this.boss = boss;
+    for (const definition of this.definitions.values()) {
+      if (!(await boss.getQueue(definition.name))) await boss.createQueue(definition.name, definition.queue);
+      if (!this.runWorkers) continue;
+      await boss.work<object>(
+        definition.name,
+        { batchSize: 1, localConcurrency: definition.concurrency ?? 1 },
+        async ([job]: Job<object>[]) => definition.handler(job.data),
+      );
+      if (definition.schedule) await boss.schedule(definition.name, definition.schedule, null, { tz: 'UTC' });
+    }
+    this.logger.log(`Job queue started${this.runWorkers ? ' with workers' : ' (send only)'}`);
+  }
+
+  async send<T extends object>(name: string, data: T, options?: SendOptions): Promise<string | null> {
+    if (!this.boss) throw new Error('The job queue is not started');
+    return this.boss.send(name, data, options ?? {});
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.boss?.stop({ graceful: true, timeout: 10_000 });
+    this.boss = undefined;
+  }
+}

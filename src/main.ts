@@ -1,0 +1,40 @@
+import 'reflect-metadata';
+import { createApp } from './app.factory';
+import { ConfigError } from './config/config';
+import { prepareRuntime } from './runtime';
+import { onShutdownSignal } from './shutdown';
+
+/** HTTP entry point: `npm start`. */
+async function main(): Promise<void> {
+  const started = Date.now();
+  const log = (message: string) => console.log(message);
+  const runtime = await prepareRuntime('api', log);
+  const { config } = runtime;
+  let app;
+  try {
+    app = await createApp(config);
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app?.close().catch(() => undefined);
+    await runtime.release();
+    throw error;
+  }
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
+  log(`Seller Payments API ready in ${Date.now() - started} ms`);
+  log(`  API:  ${base}/`);
+  log(`  Docs: ${base}/docs`);
+
+  onShutdownSignal(async (signal) => {
+    log(`${signal} received: shutting down`);
+    await app.close();
+    await runtime.release();
+    log('Stopped');
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof ConfigError ? error.message : `Start-up failed: ${(error as Error)?.message ?? error}`);
+  process.exit(1);
+});

@@ -1,0 +1,41 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { ErrorBodyDto } from './error-body.dto';
+
+export const JWT_SCHEME = 'jwt';
+export const API_KEY_SCHEME = 'api_key';
+
+/** The OpenAPI document, generated from the controllers' decorators. */
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Seller Payments Platform API')
+    .setDescription(
+      'REST API for sellers, their integrations and the admin panel: users and sessions, seller API keys, ' +
+        'rate and split plans, unified transactions, virtual accounts, public checkout and subscriptions. ' +
+        'Money is a decimal string in BRL ("150.00"); every error has the body `ErrorBody`; lists are cursor-paginated.',
+    )
+    .setVersion('1.0.0')
+    .setLicense('Proprietary', 'https://example.com/license')
+    .addServer('http://localhost:3000', 'Local development')
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'User access token from POST /user/login/.' },
+      JWT_SCHEME,
+    )
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', bearerFormat: 'UUID', description: 'Seller API key (UUID4 secret).' },
+      API_KEY_SCHEME,
+    )
+    .build();
+  return SwaggerModule.createDocument(app, config, {
+    extraModels: [ErrorBodyDto],
+    operationIdFactory: (controllerKey, methodKey) => `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
+  });
+}
+
+export function mountOpenApi(app: INestApplication, document: OpenAPIObject): void {
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: 'docs/openapi.json',
+    yamlDocumentUrl: 'docs/openapi.yaml',
+    customSiteTitle: 'Seller Payments Platform API',
+  });
+}
