@@ -1,0 +1,125 @@
+/**
+ * The one money helper. Money is integer cents inside the service and a decimal string in
+ * BRL with two decimals outside ("150.00"). Nothing else does arithmetic on money.
+ *
+ * Cents are JavaScript integers: the largest amount (10,000,000.00 = 1e9 cents) times the
+ * largest percentage unit (1e6) stays below 2^53, so every product here is exact.
+ */
+export type Cents = number;
+
+export const MAX_AMOUNT_CENTS: Cents = 1_000_000_000;
+/** Percentages carry at most 4 decimals: 100% is 1,000,000 units. */
+export const PERCENT_SCALE = 10_000;
+export const FULL_PERCENT_UNITS = 100 * PERCENT_SCALE;
+
+const MONEY_PATTERN = /^(0|[1-9]\d{0,7})(?:\.(\d{1,2}))?$/;
+const PERCENT_PATTERN = /^(0|[1-9]\d{0,2})(?:\.(\d{1,4}))?$/;
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
+
+export interface MoneyRules {
+  /** Accept "0" / "0.00" (default: amounts must be positive). */
+  allowZero?: boolean;
+}
+
+/** Checks a money input of the API: a decimal string with at most two decimals, within range. */
+export function checkMoney(input: unknown, rules: MoneyRules = {}): Checked<Cents> {
+  const shape = 'must be a decimal string with at most two decimals, such as "150.00"';
+  if (typeof input !== 'string') return { ok: false, message: shape };
+  const match = MONEY_PATTERN.exec(input);
+  if (!match) {
+    return { ok: false, message: /^\d+$|^\d+\.\d+$/.test(input) ? `${shape}, at most "10000000.00"` : shape };
+  }
+  const cents = Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
+  if (cents > MAX_AMOUNT_CENTS) return { ok: false, message: 'must be at most "10000000.00"' };
+  if (cents === 0 && !rules.allowZero) return { ok: false, message: 'must be greater than zero' };
+  return { ok: true, value: cents };
+}
+
+/** Formats cents as the API's decimal string: 15050 → "150.50", -5 → "-0.05". */
+export function formatMoney(cents: Cents): string {
+  assertCents(cents);
+  const sign = cents < 0 ? '-' : '';
+  const abs = Math.abs(cents);
+  return `${sign}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+}
+
+/** Reads a bigint column value (the driver returns a string) as cents. */
+export function centsFromDb(value: string | number | bigint): Cents {
+  const cents = Number(value);
+  assertCents(cents);
+  return cents;
+}
+
+/**
+ * Checks a percentage input: a decimal string or a JSON number, 0 to 100, at most 4
+ * decimals. Returns integer units (1% = 10,000 units).
+ */
+export function checkPercentage(input: unknown): Checked<number> {
+  const message = 'must be a number between 0 and 100 with at most 4 decimals';
+  let text: string;
+  if (typeof input === 'number') {
+    if (!Number.isFinite(input)) return { ok: false, message };
+    text = String(input);
+  } else if (typeof input === 'string') {
+    text = input;
+  } else {
+    return { ok: false, message };
+  }
+  const match = PERCENT_PATTERN.exec(text);
+  if (!match) return { ok: false, message };
+  const units = Number(match[1]) * PERCENT_SCALE + Number((match[2] ?? '').padEnd(4, '0'));
+  if (units > FULL_PERCENT_UNITS) return { ok: false, message };
+  return { ok: true, value: units };
+}
+
+/** Formats percentage units as a decimal string without trailing zeros: 7500 → "0.75". */
+export function formatPercentage(units: number): string {
+  const whole = Math.trunc(units / PERCENT_SCALE);
+  const fraction = String(units % PERCENT_SCALE).padStart(4, '0').replace(/0+$/, '');
+  return fraction ? `${whole}.${fraction}` : String(whole);
+}
+
+/** round_half_up(amount × percentage / 100), exactly, for non-negative cents and units. */
+export function percentOf(amount: Cents, units: number): Cents {
+  return Math.floor((amount * units + FULL_PERCENT_UNITS / 2) / FULL_PERCENT_UNITS);
+}
+
+/**
+ * Splits `total` cents in proportion to non-negative integer `weights` by the largest
+ * remainder method: each part is the floor of its exact share, and the cents left over go
+ * one each to the largest remainders, ties to the earlier weight. The parts sum to `total`.
+ */
+export function apportion(total: Cents, weights: readonly number[]): Cents[] {
+  assertCents(total);
+  if (total < 0) throw new RangeError('apportion() needs a non-negative total');
+  const sum = weights.reduce((acc, w) => acc + w, 0);
+  if (weights.length === 0) {
+    if (total !== 0) throw new RangeError('apportion() needs weights for a non-zero total');
+    return [];
+  }
+  if (sum === 0) {
+    if (total !== 0) throw new RangeError('apportion() needs a positive weight for a non-zero total');
+    return weights.map(() => 0);
+  }
+  if (!Number.isSafeInteger(total * sum)) throw new RangeError('apportion() operands too large');
+  const parts = new Array<Cents>(weights.length);
+  const remainders = new Array<number>(weights.length);
+  let given = 0;
+  for (let i = 0; i < weights.length; i++) {
+    const exact = total * weights[i];
+    parts[i] = Math.floor(exact / sum);
+    remainders[i] = exact - parts[i] * sum;
+    given += parts[i];
+  }
+  let left = total - given;
+  if (left > 0) {
+    const order = remainders.map((_, i) => i).sort((a, b) => remainders[b] - remainders[a] || a - b);
+    for (let k = 0; left > 0; k++, left--) parts[order[k]] += 1;
+  }
+  return parts;
+}
+
+function assertCents(cents: number): void {
+  if (!Number.isSafeInteger(cents)) throw new RangeError(`Not an integer amount of cents: ${cents}`);
+}

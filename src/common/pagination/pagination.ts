@@ -1,0 +1,115 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { BadRequestError } from '../errors/api-error';
+
+/**
+ * Keyset (cursor) pagination of API.md section 1. Rows are ordered by a per-table,
+ * strictly increasing `seq` (an identity column with an index), so a page is one index
+ * range scan whatever the table's size: no OFFSET, no COUNT. The cursor is opaque to
+ * clients: base64url of the last row's position and the direction it was read in.
+ */
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+export type Ordering = 'created_at' | '-created_at';
+
+export class PageQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'Page size.' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'must be an integer between 1 and 100' })
+  @Min(1, { message: 'must be an integer between 1 and 100' })
+  @Max(MAX_PAGE_SIZE, { message: 'must be an integer between 1 and 100' })
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  cursor?: string;
+
+  @ApiPropertyOptional({
+    enum: ['-created_at', 'created_at'],
+    default: '-created_at',
+    description: 'Newest first (default) or oldest first.',
+  })
+  @IsOptional()
+  @IsIn(['created_at', '-created_at'], { message: 'must be "created_at" or "-created_at"' })
+  ordering?: Ordering;
+}
+
+export interface PageRequest {
+  limit: number;
+  descending: boolean;
+  /** Position after which the page starts (exclusive), or null for the first page. */
+  after: string | null;
+}
+
+export interface Page<T> {
+  results: T[];
+  next_cursor: string | null;
+}
+
+interface CursorPayload {
+  /** Position: the last row's seq, as a decimal string. */
+  p: string;
+  /** Direction: "d" newest first, "a" oldest first. */
+  d: 'd' | 'a';
+}
+
+export function toPageRequest(query: PageQueryDto): PageRequest {
+  const descending = (query.ordering ?? '-created_at') === '-created_at';
+  return {
+    limit: query.limit ?? DEFAULT_PAGE_SIZE,
+    descending,
+    after: query.cursor === undefined ? null : decodeCursor(query.cursor, descending),
+  };
+}
+
+export function encodeCursor(position: string, descending: boolean): string {
+  const payload: CursorPayload = { p: position, d: descending ? 'd' : 'a' };
+  return Buffer.from(JSON.stringify(payload)).toString('base64url');
+}
+
+export function decodeCursor(cursor: string, descending: boolean): string {
+  let payload: Partial<CursorPayload>;
+  try {
+    payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<CursorPayload>;
+  } catch {
+    throw invalidCursor();
+  }
+  if (typeof payload?.p !== 'string' || !/^\d{1,19}$/.test(payload.p) || (payload.d !== 'd' && payload.d !== 'a')) {
+    throw invalidCursor();
+  }
+  if ((payload.d === 'd') !== descending) {
+    throw new BadRequestError('invalid_cursor', 'The cursor was issued for the other ordering.');
+  }
+  return payload.p;
+}
+
+/**
+ * The SQL of a page: the keyset condition (when continuing) and the ORDER BY / LIMIT.
+ * The query fetches one row more than the page to learn whether a next page exists.
+ */
+export function keyset(column: string, page: PageRequest, nextParam: number) {
+  return {
+    condition: page.after === null ? null : `${column} ${page.descending ? '<' : '>'} $${nextParam}`,
+    params: page.after === null ? [] : [page.after],
+    orderAndLimit: `ORDER BY ${column} ${page.descending ? 'DESC' : 'ASC'} LIMIT ${page.limit + 1}`,
+  };
+}
+
+/** Cuts the extra row off and makes the cursor of the next page from the last row kept. */
+export function toPage<R, T>(rows: R[], page: PageRequest, positionOf: (row: R) => string, map: (row: R) => T): Page<T> {
+  const hasMore = rows.length > page.limit;
+  const kept = hasMore ? rows.slice(0, page.limit) : rows;
+  return {
+    results: kept.map(map),
+    next_cursor: hasMore ? encodeCursor(positionOf(kept[kept.length - 1]), page.descending) : null,
+  };
+}
+
+function invalidCursor(): BadRequestError {
+  return new BadRequestError('invalid_cursor', 'The cursor is not valid; use the next_cursor of a previous page.');
+}

@@ -1,0 +1,237 @@
+import { Writable } from 'node:stream';
+import { FixturesModule } from '../support/fixtures.module';
+import { TcpProxy } from '../support/tcp-proxy';
+import { startTestApp, TestApp } from '../support/test-app';
+
+/** The HTTP contract of API.md section 1 that every route shares. */
+describe('HTTP contract', () => {
+  let t: TestApp;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      imports: [FixturesModule],
+      env: { LOG_LEVEL: 'info' },
+      logDestination: new Writable({
+        write(chunk, _enc, done) {
+          logLines.push(String(chunk));
+          done();
+        },
+      }),
+    });
+  });
+  afterAll(() => t.close());
+
+  const expectErrorBody = (body: any, status: number, code: string) => {
+    expect(body).toEqual(
+      expect.objectContaining({ statusCode: status, code, message: expect.any(String), request_id: expect.any(String) }),
+    );
+    expect(typeof body.error).toBe('string');
+  };
+
+  describe('request ids', () => {
+    it('puts a new X-Request-Id on every response, matching the error body', async () => {
+      const ok = await t.http.get('/health/live');
+      expect(ok.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      const missing = await t.http.get('/nope');
+      expect(missing.headers.get('x-request-id')).toBe(missing.body.request_id);
+    });
+
+    it('keeps the X-Request-Id the client sent', async () => {
+      const res = await t.http.get('/nope', { headers: { 'x-request-id': 'client-trace-123' } });
+      expect(res.headers.get('x-request-id')).toBe('client-trace-123');
+      expect(res.body.request_id).toBe('client-trace-123');
+    });
+
+    it('replaces a sent X-Request-Id that is not a safe token', async () => {
+      const res = await t.http.get('/health/live', { headers: { 'x-request-id': 'bad id with spaces' } });
+      expect(res.headers.get('x-request-id')).not.toBe('bad id with spaces');
+      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    });
+  });
+
+  describe('routing', () => {
+    it('answers 404 with the error body for an unknown path', async () => {
+      const res = await t.http.get('/nope');
+      expect(res.status).toBe(404);
+      expectErrorBody(res.body, 404, 'not_found');
+      expect(res.body.message).toBe('No route matches GET /nope.');
+    });
+
+    it('answers 405 with Allow and the error body for a known path and another method', async () => {
+      for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+        const res = await t.http.request(method, '/health/live');
+        expect(res.status).toBe(405);
+        expect(res.headers.get('allow')).toBe('GET');
+        expectErrorBody(res.body, 405, 'method_not_allowed');
+      }
+    });
+
+    it('answers 405 before looking at credentials', async () => {
+      const res = await t.http.post('/health/live', undefined, { token: 'not-a-valid-token' });
+      expect(res.status).toBe(405);
+    });
+
+    it('serves paths with and without the trailing slash', async () => {
+      expect((await t.http.get('/health/live')).status).toBe(200);
+      expect((await t.http.get('/health/live/')).status).toBe(200);
+      expect((await t.http.request('DELETE', '/health/live/')).status).toBe(405);
+    });
+  });
+
+  describe('request bodies', () => {
+    it('refuses malformed JSON with 400 invalid_json', async () => {
+      const res = await t.http.post('/test-fixtures/echo', undefined, {
+        rawBody: '{"name": "x",',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).toBe(400);
+      expectErrorBody(res.body, 400, 'invalid_json');
+    });
+
+    it('refuses prototype pollution attempts as invalid JSON', async () => {
+      const res = await t.http.post('/test-fixtures/echo', undefined, {
+        rawBody: '{"name":"x","amount":"1.00","__proto__":{"admin":true}}',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('invalid_json');
+    });
+
+    it('refuses a body over 1 MiB with 413', async () => {
+      const big = JSON.stringify({ name: 'x'.repeat(1024 * 1024), amount: '1.00' });
+      const res = await t.http.post('/test-fixtures/echo', undefined, {
+        rawBody: big,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).toBe(413);
+      expectErrorBody(res.body, 413, 'payload_too_large');
+    });
+
+    it('refuses bodies that are not JSON with 415', async () => {
+      const res = await t.http.post('/test-fixtures/echo', undefined, {
+        rawBody: 'name=x',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expect(res.status).toBe(415);
+      expectErrorBody(res.body, 415, 'unsupported_media_type');
+    });
+
+    it('reports every invalid field under its path in errors', async () => {
+      const res = await t.http.post('/test-fixtures/echo', {
+        amount: '1.999',
+        customer: { name: 42 },
+        extra: true,
+      });
+      expect(res.status).toBe(400);
+      expectErrorBody(res.body, 400, 'validation_failed');
+      expect(Object.keys(res.body.errors).sort()).toEqual(['amount', 'customer.name', 'extra', 'name']);
+      expect(res.body.errors.amount[0]).toMatch(/two decimals/);
+      expect(res.body.errors.extra).toEqual(['should not exist']);
+    });
+
+    it('refuses money given as a JSON number, a negative or an exponent', async () => {
+      for (const amount of [150, '-1.00', '1e3', 'NaN', '10000000.01']) {
+        const res = await t.http.post('/test-fixtures/echo', { name: 'x', amount });
+        expect(res.status).toBe(400);
+        expect(res.body.errors.amount).toBeDefined();
+      }
+      expect((await t.http.post('/test-fixtures/echo', { name: 'x', amount: '10000000.00' })).status).toBe(201);
+    });
+  });
+
+  describe('unexpected failures', () => {
+    it('answers 500 with the error body and no internals, and logs the cause', async () => {
+      const res = await t.http.post('/test-fixtures/boom', {});
+      expect(res.status).toBe(500);
+      expectErrorBody(res.body, 500, 'internal_error');
+      expect(res.text).not.toMatch(/hunter2|secret\/path|at .*\.ts/);
+      const logged = logLines.find((l) => l.includes(res.body.request_id) && l.includes('Unhandled error'));
+      expect(logged).toBeDefined();
+      expect(logged).toContain('hunter2');
+    });
+  });
+
+  describe('request logging', () => {
+    it('writes one JSON line per request with its request id and without the Authorization header', async () => {
+      const res = await t.http.get('/health/live', { token: 'super-secret-token', headers: { 'x-request-id': 'log-check-1' } });
+      expect(res.status).toBe(200);
+      const lines = logLines.filter((l) => l.includes('log-check-1'));
+      expect(lines).toHaveLength(1);
+      const line = JSON.parse(lines[0]);
+      expect(line).toMatchObject({ request_id: 'log-check-1', http: { method: 'GET', route: '/health/live', status: 200 } });
+      expect(lines[0]).not.toContain('super-secret-token');
+    });
+  });
+
+  describe('operations endpoints', () => {
+    it('reports liveness and readiness', async () => {
+      expect((await t.http.get('/health/live')).body).toEqual({ status: 'ok' });
+      expect((await t.http.get('/health/ready')).body).toEqual({ status: 'ok' });
+    });
+
+    it('exposes Prometheus metrics with request counts and latency by route and status', async () => {
+      await t.http.get('/health/live');
+      const res = await t.http.get('/metrics');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/plain');
+      expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/health\/live",status="200"\} \d+/);
+      expect(res.text).toMatch(/http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/health\/live",status="200"\}/);
+    });
+
+    it('serves the OpenAPI document and the interactive docs', async () => {
+      const doc = await t.http.get('/docs/openapi.json');
+      expect(doc.status).toBe(200);
+      expect(doc.body.openapi).toMatch(/^3\./);
+      expect(Object.keys(doc.body.components.securitySchemes).sort()).toEqual(['api_key', 'jwt']);
+      const ui = await t.http.get('/docs');
+      expect(ui.status).toBe(200);
+      expect(ui.text).toContain('swagger');
+    });
+  });
+});
+
+describe('database outage', () => {
+  let t: TestApp;
+  let proxy: TcpProxy;
+  let directUrl: string;
+
+  beforeAll(async () => {
+    const { createTestDatabase } = await import('../support/database');
+    directUrl = await createTestDatabase();
+    const target = new URL(directUrl);
+    proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+    await proxy.start();
+    t = await startTestApp({ databaseUrl: proxy.urlFor(directUrl), imports: [FixturesModule] });
+  });
+  afterAll(async () => {
+    await t.close();
+    await proxy.cut();
+    const { dropTestDatabase } = await import('../support/database');
+    await dropTestDatabase(directUrl);
+  });
+
+  it('answers 503 service_unavailable while the database is unreachable, and recovers by itself', async () => {
+    expect((await t.http.get('/health/ready')).status).toBe(200);
+
+    await proxy.cut();
+    const ready = await t.http.get('/health/ready');
+    expect(ready.status).toBe(503);
+    expect(ready.body.code).toBe('service_unavailable');
+    const write = await t.http.post('/test-fixtures/records', { amount: '1.00' }, { headers: { 'idempotency-key': 'outage-1' } });
+    expect(write.status).toBe(503);
+    expect(write.body.code).toBe('service_unavailable');
+    expect((await t.http.get('/health/live')).status).toBe(200);
+
+    await proxy.start();
+    const deadline = Date.now() + 15_000;
+    let status = 0;
+    while (Date.now() < deadline && status !== 200) {
+      status = (await t.http.get('/health/ready')).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(status).toBe(200);
+    const retried = await t.http.post('/test-fixtures/records', { amount: '1.00' }, { headers: { 'idempotency-key': 'outage-2' } });
+    expect(retried.status).toBe(201);
+  });
+});

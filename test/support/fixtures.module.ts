@@ -1,0 +1,103 @@
+import { Body, Controller, HttpCode, Inject, Module, OnModuleInit, Post } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Type } from 'class-transformer';
+import { IsBoolean, IsInt, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
+import { DataSource } from 'typeorm';
+import { ConflictError } from '../../src/common/errors/api-error';
+import { Idempotent } from '../../src/common/idempotency/idempotent.decorator';
+import { MoneyField } from '../../src/common/money/money.decorators';
+import { checkMoney } from '../../src/common/money/money';
+import { recordEvent } from '../../src/webhooks/outbox';
+
+/**
+ * Routes that exist only in tests, to exercise the shared HTTP machinery (validation,
+ * errors, idempotency, outbox) before the business modules use it.
+ */
+class CustomerDto {
+  @IsString()
+  name: string;
+}
+
+class EchoDto {
+  @IsString()
+  name: string;
+
+  @MoneyField()
+  amount: string;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => CustomerDto)
+  customer?: CustomerDto;
+}
+
+class RecordDto {
+  @MoneyField()
+  amount: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(5000)
+  delay_ms?: number;
+
+  @IsOptional()
+  @IsBoolean()
+  reject?: boolean;
+}
+
+class OutboxDto {
+  @IsBoolean()
+  fail: boolean;
+}
+
+@Controller('test-fixtures')
+class FixturesController {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  @Post('echo')
+  echo(@Body() body: EchoDto) {
+    return body;
+  }
+
+  @Post('boom')
+  boom(): never {
+    throw new Error('database password is hunter2 at /secret/path.ts:12');
+  }
+
+  @Post('records')
+  @HttpCode(201)
+  @Idempotent()
+  async create(@Body() body: RecordDto) {
+    if (body.delay_ms) await new Promise((r) => setTimeout(r, body.delay_ms));
+    if (body.reject) throw new ConflictError('rejected', 'Rejected on purpose.');
+    const cents = checkMoney(body.amount);
+    const [row] = await this.dataSource.query(
+      `INSERT INTO test_records (amount) VALUES ($1) RETURNING id, (SELECT count(*) + 1 FROM test_records)::int AS count`,
+      [cents.ok ? cents.value : 0],
+    );
+    return { id: row.id, count: row.count };
+  }
+
+  @Post('outbox')
+  @HttpCode(201)
+  async outbox(@Body() body: OutboxDto) {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query(`INSERT INTO test_records (amount) VALUES (1)`);
+      const event = await recordEvent(manager, 'webhook.test', null, { hello: 'world' });
+      if (body.fail) throw new Error('failure after the event was recorded');
+      return event;
+    });
+  }
+}
+
+@Module({ controllers: [FixturesController] })
+export class FixturesModule implements OnModuleInit {
+  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+
+  async onModuleInit() {
+    await this.dataSource.query(
+      `CREATE TABLE IF NOT EXISTS test_records (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), amount bigint NOT NULL)`,
+    );
+  }
+}

@@ -1,0 +1,56 @@
+import { DynamicModule, Type } from '@nestjs/common';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { DestinationStream } from 'pino';
+import { createApp } from '../../src/app.factory';
+import { AppConfig, readEnvironment, toAppConfig } from '../../src/config/config';
+import { createTestDatabase, dropTestDatabase } from './database';
+import { HttpClient } from './http';
+
+export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-0123456789';
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  config: AppConfig;
+  http: HttpClient;
+  baseUrl: string;
+  databaseUrl: string;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  /** Use this database instead of a fresh one (several apps on one database). */
+  databaseUrl?: string;
+  env?: Record<string, string>;
+  imports?: Array<Type | DynamicModule>;
+  runWorkers?: boolean;
+  logDestination?: DestinationStream;
+}
+
+/** Boots the whole application on a database of its own and listens on a free loopback port. */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const ownDatabase = !options.databaseUrl;
+  const databaseUrl = options.databaseUrl ?? (await createTestDatabase());
+  const config = toAppConfig(
+    readEnvironment({ NODE_ENV: 'test', LOG_LEVEL: 'silent', WEBHOOKS_ALLOW_PRIVATE_URLS: 'true', ...options.env }),
+    { databaseUrl, jwtSecret: TEST_JWT_SECRET },
+  );
+  const app = await createApp(config, {
+    runWorkers: options.runWorkers ?? false,
+    imports: options.imports,
+    logDestination: options.logDestination,
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.getHttpServer().address();
+  const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  return {
+    app,
+    config,
+    baseUrl,
+    databaseUrl,
+    http: new HttpClient(baseUrl),
+    async close() {
+      await app.close();
+      if (ownDatabase) await dropTestDatabase(databaseUrl);
+    },
+  };
+}
