@@ -1,0 +1,44 @@
+import { ConfigError, readEnvironment } from './config';
+
+describe('configuration', () => {
+  it('has defaults that start a development instance', () => {
+    const env = readEnvironment({});
+    expect(env).toMatchObject({
+      PORT: 3000,
+      ACCESS_TOKEN_TTL: 86_400,
+      REFRESH_TOKEN_TTL: 345_600,
+      PAYMENTS_PROCESSOR: 'sandbox',
+      WORKERS_IN_API: true,
+      WEBHOOKS_ALLOW_PRIVATE_URLS: false,
+    });
+    expect(env.DATABASE_URL).toBeUndefined();
+  });
+
+  it('names the variable of an invalid value', () => {
+    expect(() => readEnvironment({ PORT: 'abc' })).toThrow(ConfigError);
+    expect(() => readEnvironment({ PORT: 'abc' })).toThrow(/PORT must be an integer between 0 and 65535 \(got "abc"\)/);
+    expect(() => readEnvironment({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
+    expect(() => readEnvironment({ WORKERS_IN_API: 'maybe' })).toThrow(/WORKERS_IN_API/);
+    expect(() => readEnvironment({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
+    expect(() => readEnvironment({ SMTP_URL: 'http://mail' })).toThrow(/SMTP_URL/);
+  });
+
+  it('requires JWT_SECRET in production, without echoing secrets', () => {
+    expect(() => readEnvironment({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET is required when NODE_ENV=production/);
+    expect(() => readEnvironment({ JWT_SECRET: 'short-secret' })).toThrow(/JWT_SECRET must be at least 32/);
+    expect(() => readEnvironment({ JWT_SECRET: 'short-secret' })).not.toThrow(/short-secret/);
+  });
+
+  it('reports every problem at once', () => {
+    try {
+      readEnvironment({ PORT: '-1', ACCESS_TOKEN_TTL: 'x' });
+      throw new Error('accepted');
+    } catch (error) {
+      expect((error as ConfigError).problems).toHaveLength(2);
+    }
+  });
+
+  it('treats empty strings as unset', () => {
+    expect(readEnvironment({ PORT: '', DATABASE_URL: '' }).PORT).toBe(3000);
+  });
+});

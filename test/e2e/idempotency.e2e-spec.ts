@@ -1,0 +1,161 @@
+import { Client } from 'pg';
+import { createTestDatabase, dropTestDatabase } from '../support/database';
+import { FixturesModule } from '../support/fixtures.module';
+import { startTestApp, TestApp } from '../support/test-app';
+
+/**
+ * Idempotency-Key (API.md section 1), with two application instances on one database
+ * standing for two API processes: the store is the database, never process memory.
+ */
+describe('Idempotency-Key', () => {
+  let databaseUrl: string;
+  let a: TestApp;
+  let b: TestApp;
+  let db: Client;
+
+  beforeAll(async () => {
+    databaseUrl = await createTestDatabase();
+    a = await startTestApp({ databaseUrl, imports: [FixturesModule] });
+    b = await startTestApp({ databaseUrl, imports: [FixturesModule] });
+    db = new Client({ connectionString: databaseUrl });
+    await db.connect();
+  });
+  afterAll(async () => {
+    await db.end();
+    await a.close();
+    await b.close();
+    await dropTestDatabase(databaseUrl);
+  });
+
+  const rowCount = async () => Number((await db.query('SELECT count(*) FROM test_records')).rows[0].count);
+  const post = (app: TestApp, key: string | undefined, body: object) =>
+    app.http.post('/test-fixtures/records', body, { headers: key === undefined ? {} : { 'idempotency-key': key } });
+
+  it('replays the first response for the same key and body, on any process, and acts once', async () => {
+    const before = await rowCount();
+    const first = await post(a, 'key-replay', { amount: '10.00' });
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+
+    const again = await post(b, 'key-replay', { amount: '10.00' });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(await rowCount()).toBe(before + 1);
+  });
+
+  it('treats bodies with the same fields in another order as the same request', async () => {
+    const first = await post(a, 'key-order', { amount: '3.00', delay_ms: 0 });
+    const again = await a.http.post('/test-fixtures/records', undefined, {
+      rawBody: '{"delay_ms":0,"amount":"3.00"}',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'key-order' },
+    });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+  });
+
+  it('answers 422 idempotency_key_reused when the key comes back with another body', async () => {
+    await post(a, 'key-reused', { amount: '10.00' });
+    const other = await post(b, 'key-reused', { amount: '11.00' });
+    expect(other.status).toBe(422);
+    expect(other.body.code).toBe('idempotency_key_reused');
+  });
+
+  it('answers 409 idempotency_key_in_use while the first request runs, then replays it', async () => {
+    const before = await rowCount();
+    const slow = post(a, 'key-inflight', { amount: '5.00', delay_ms: 700 });
+    await new Promise((r) => setTimeout(r, 200));
+    const concurrent = await post(b, 'key-inflight', { amount: '5.00', delay_ms: 700 });
+    expect(concurrent.status).toBe(409);
+    expect(concurrent.body.code).toBe('idempotency_key_in_use');
+    const first = await slow;
+    expect(first.status).toBe(201);
+    const replay = await post(b, 'key-inflight', { amount: '5.00', delay_ms: 700 });
+    expect(replay.body).toEqual(first.body);
+    expect(await rowCount()).toBe(before + 1);
+  });
+
+  it('lets exactly one of many simultaneous requests with one key act', async () => {
+    const before = await rowCount();
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => post(i % 2 ? a : b, 'key-race', { amount: '1.00', delay_ms: 100 })),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201).length).toBeGreaterThanOrEqual(1);
+    expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
+    const created = new Set(results.filter((r) => r.status === 201).map((r) => r.body.id));
+    expect(created.size).toBe(1);
+    expect(await rowCount()).toBe(before + 1);
+  });
+
+  it('acts every time when no key is sent', async () => {
+    const before = await rowCount();
+    await post(a, undefined, { amount: '1.00' });
+    await post(a, undefined, { amount: '1.00' });
+    expect(await rowCount()).toBe(before + 2);
+  });
+
+  it('replays a client error as it was answered', async () => {
+    const first = await post(a, 'key-error', { amount: '1.00', reject: true });
+    expect(first.status).toBe(409);
+    expect(first.body.code).toBe('rejected');
+    const again = await post(b, 'key-error', { amount: '1.00', reject: true });
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('rejected');
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('refuses a key longer than 255 characters', async () => {
+    const res = await post(a, 'k'.repeat(256), { amount: '1.00' });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('invalid_idempotency_key');
+  });
+
+  it('forgets a key after 24 hours, and the purge job deletes expired keys', async () => {
+    await post(a, 'key-old', { amount: '1.00' });
+    await db.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = 'key-old'`);
+    const before = await rowCount();
+    const fresh = await post(b, 'key-old', { amount: '2.00' });
+    expect(fresh.status).toBe(201);
+    expect(fresh.headers.get('idempotent-replayed')).toBeNull();
+    expect(await rowCount()).toBe(before + 1);
+
+    await db.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = 'key-old'`);
+    const { IdempotencyService } = await import('../../src/common/idempotency/idempotency.service');
+    const purged = await a.app.get(IdempotencyService).purgeExpired();
+    expect(purged).toBe(1);
+    expect((await db.query(`SELECT 1 FROM idempotency_keys WHERE key = 'key-old'`)).rowCount).toBe(0);
+  });
+});
+
+describe('outbox', () => {
+  let t: TestApp;
+  let db: Client;
+
+  beforeAll(async () => {
+    t = await startTestApp({ imports: [FixturesModule] });
+    db = new Client({ connectionString: t.databaseUrl });
+    await db.connect();
+  });
+  afterAll(async () => {
+    await db.end();
+    await t.close();
+  });
+
+  it('stores the event with the change when the transaction commits', async () => {
+    const res = await t.http.post('/test-fixtures/outbox', { fail: false });
+    expect(res.status).toBe(201);
+    const { rows } = await db.query('SELECT type, seller_id, data FROM outbox_events WHERE id = $1', [res.body.id]);
+    expect(rows).toEqual([{ type: 'webhook.test', seller_id: null, data: { hello: 'world' } }]);
+    expect(res.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it('stores neither the change nor the event when the transaction rolls back', async () => {
+    const events = Number((await db.query('SELECT count(*) FROM outbox_events')).rows[0].count);
+    const records = Number((await db.query('SELECT count(*) FROM test_records')).rows[0].count);
+    const res = await t.http.post('/test-fixtures/outbox', { fail: true });
+    expect(res.status).toBe(500);
+    expect(Number((await db.query('SELECT count(*) FROM outbox_events')).rows[0].count)).toBe(events);
+    expect(Number((await db.query('SELECT count(*) FROM test_records')).rows[0].count)).toBe(records);
+  });
+});
