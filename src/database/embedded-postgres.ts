@@ -59,6 +59,7 @@ export async function startEmbeddedPostgres(
         (isRoot
           ? 'When running as root, the "postgres" system user must be able to read that folder and every folder above it.'
           : 'Check that no other PostgreSQL uses that folder.'),
+      { cause: error },
     );
   }
 

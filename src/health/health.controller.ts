@@ -1,11 +1,13 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { Public } from '../auth/access.decorators';
 import { ServiceUnavailableError } from '../common/errors/api-error';
 import { ApiErrorResponses } from '../openapi/api-error-responses.decorator';
 import { HealthStatusDto } from './health-status.dto';
 
 @ApiTags('operations')
+@Public()
 @Controller('health')
 export class HealthController {
   constructor(
@@ -16,6 +18,7 @@ export class HealthController {
   @Get('live')
   @ApiOperation({ summary: 'Liveness: the process answers' })
   @ApiOkResponse({ type: HealthStatusDto })
+  @ApiErrorResponses(405)
   live(): HealthStatusDto {
     return { status: 'ok' };
   }
@@ -23,7 +26,7 @@ export class HealthController {
   @Get('ready')
   @ApiOperation({ summary: 'Readiness: the database answers' })
   @ApiOkResponse({ type: HealthStatusDto })
-  @ApiErrorResponses(503)
+  @ApiErrorResponses(405, 503)
   async ready(): Promise<HealthStatusDto> {
     try {
       await this.health.check([() => this.database.pingCheck('database', { timeout: 2000 })]);

@@ -16,7 +16,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .setVersion('1.0.0')
     .setLicense('Proprietary', 'https://example.com/license')
-    .addServer('http://localhost:3000', 'Local development')
+    .addServer('/', 'This server')
     .addBearerAuth(
       { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'User access token from POST /user/login/.' },
       JWT_SCHEME,

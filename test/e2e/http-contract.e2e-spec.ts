@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { createTestDatabase, dropTestDatabase } from '../support/database';
 import { FixturesModule } from '../support/fixtures.module';
 import { TcpProxy } from '../support/tcp-proxy';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -197,7 +198,6 @@ describe('database outage', () => {
   let directUrl: string;
 
   beforeAll(async () => {
-    const { createTestDatabase } = await import('../support/database');
     directUrl = await createTestDatabase();
     const target = new URL(directUrl);
     proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
@@ -207,7 +207,6 @@ describe('database outage', () => {
   afterAll(async () => {
     await t.close();
     await proxy.cut();
-    const { dropTestDatabase } = await import('../support/database');
     await dropTestDatabase(directUrl);
   });
 

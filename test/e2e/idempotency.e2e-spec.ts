@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { IdempotencyService } from '../../src/common/idempotency/idempotency.service';
 import { createTestDatabase, dropTestDatabase } from '../support/database';
 import { FixturesModule } from '../support/fixtures.module';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -121,7 +122,6 @@ describe('Idempotency-Key', () => {
     expect(await rowCount()).toBe(before + 1);
 
     await db.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = 'key-old'`);
-    const { IdempotencyService } = await import('../../src/common/idempotency/idempotency.service');
     const purged = await a.app.get(IdempotencyService).purgeExpired();
     expect(purged).toBe(1);
     expect((await db.query(`SELECT 1 FROM idempotency_keys WHERE key = 'key-old'`)).rowCount).toBe(0);

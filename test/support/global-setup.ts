@@ -7,7 +7,6 @@ import { runMigrations } from '../../src/database/migrate';
 import { adminQuery, TEMPLATE_ENV, withDatabase } from './database';
 
 declare global {
-  // eslint-disable-next-line no-var
   var __PAYMENTS_TEST_DB__: { stop(): Promise<void>; templateUrl: string; dataDir?: string } | undefined;
 }
 
@@ -17,7 +16,7 @@ declare global {
  */
 export default async function globalSetup(): Promise<void> {
   let serverUrl = process.env.DATABASE_URL;
-  let stop = async () => undefined;
+  let stop = async (): Promise<void> => undefined;
   let dataDir: string | undefined;
   if (!serverUrl) {
     dataDir = mkdtempSync(join(tmpdir(), 'payments-test-'));
