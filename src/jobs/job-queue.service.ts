@@ -1,4 +1,11 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
 import { PgBoss, type Job, type QueueOptions, type SendOptions } from 'pg-boss';
 import { APP_CONFIG, AppConfig } from '../config/config';
 
@@ -20,10 +27,11 @@ export interface JobDefinition<T extends object = object> {
  * process (WORKERS_IN_API) or in `npm run worker` processes. Any process can send jobs.
  */
 @Injectable()
-export class JobQueue implements OnApplicationBootstrap, OnApplicationShutdown {
+export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('Jobs');
   private readonly definitions = new Map<string, JobDefinition>();
   private boss?: PgBoss;
+  private stopping = false;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -43,7 +51,10 @@ export class JobQueue implements OnApplicationBootstrap, OnApplicationShutdown {
       schedule: this.runWorkers,
       supervise: this.runWorkers,
     });
-    boss.on('error', (error) => this.logger.warn({ err: error }, 'Job queue error'));
+    // While stopping, connection errors are expected (Ctrl-C also stops an embedded database).
+    boss.on('error', (error) =>
+      this.stopping ? this.logger.debug({ err: error }, 'Job queue error while stopping') : this.logger.warn({ err: error }, 'Job queue error'),
+    );
     await boss.start();
     this.boss = boss;
     for (const definition of this.definitions.values()) {
@@ -62,6 +73,10 @@ export class JobQueue implements OnApplicationBootstrap, OnApplicationShutdown {
   async send<T extends object>(name: string, data: T, options?: SendOptions): Promise<string | null> {
     if (!this.boss) throw new Error('The job queue is not started');
     return this.boss.send(name, data, options ?? {});
+  }
+
+  beforeApplicationShutdown(): void {
+    this.stopping = true;
   }
 
   async onApplicationShutdown(): Promise<void> {
