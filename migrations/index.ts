@@ -1,4 +1,5 @@
 import { Foundation1763700000000 } from './1763700000000-foundation';
+import { IdentityAndAccess1763700100000 } from './1763700100000-identity-and-access';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
-export const migrations = [Foundation1763700000000];
+export const migrations = [Foundation1763700000000, IdentityAndAccess1763700100000];

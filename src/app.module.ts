@@ -1,11 +1,15 @@
 import { DynamicModule, Global, Module, Type } from '@nestjs/common';
+import { ApiKeysModule } from './api-keys/api-keys.module';
+import { AuthModule } from './auth/auth.module';
 import { CommonModule } from './common/common.module';
+import { RateLimitModule } from './common/rate-limit/rate-limit.module';
 import { APP_CONFIG, AppConfig } from './config/config';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { JobsModule } from './jobs/jobs.module';
 import { HttpMetrics } from './metrics/http-metrics';
 import { MetricsController } from './metrics/metrics.controller';
+import { SellersModule } from './sellers/sellers.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -37,6 +41,10 @@ export class AppModule {
         DatabaseModule,
         JobsModule.register(options.runWorkers),
         CommonModule,
+        AuthModule,
+        RateLimitModule,
+        SellersModule,
+        ApiKeysModule,
         HealthModule,
         ...(options.imports ?? []),
       ],

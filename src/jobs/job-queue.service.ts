@@ -7,6 +7,7 @@ import {
   OnApplicationShutdown,
 } from '@nestjs/common';
 import { PgBoss, type Job, type QueueOptions, type SendOptions } from 'pg-boss';
+import { EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
 
 export const RUN_WORKERS = Symbol('RUN_WORKERS');
@@ -19,6 +20,8 @@ export interface JobDefinition<T extends object = object> {
   queue?: QueueOptions;
   /** Jobs of this queue handled at once by one process. */
   concurrency?: number;
+  /** How often an idle worker looks for jobs (default 2 s). */
+  pollingIntervalSeconds?: number;
 }
 
 /**
@@ -62,7 +65,11 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
       if (!this.runWorkers) continue;
       await boss.work<object>(
         definition.name,
-        { batchSize: 1, localConcurrency: definition.concurrency ?? 1 },
+        {
+          batchSize: 1,
+          localConcurrency: definition.concurrency ?? 1,
+          pollingIntervalSeconds: definition.pollingIntervalSeconds ?? 2,
+        },
         async ([job]: Job<object>[]) => definition.handler(job.data),
       );
       if (definition.schedule) await boss.schedule(definition.name, definition.schedule, null, { tz: 'UTC' });
@@ -70,9 +77,14 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
     this.logger.log(`Job queue started${this.runWorkers ? ' with workers' : ' (send only)'}`);
   }
 
-  async send<T extends object>(name: string, data: T, options?: SendOptions): Promise<string | null> {
+  /**
+   * Queues a job. With `manager`, the job is written in that database transaction: it
+   * exists if and only if the transaction commits.
+   */
+  async send<T extends object>(name: string, data: T, options: SendOptions = {}, manager?: EntityManager): Promise<string | null> {
     if (!this.boss) throw new Error('The job queue is not started');
-    return this.boss.send(name, data, options ?? {});
+    const db = manager ? { executeSql: async (text: string, values?: unknown[]) => ({ rows: await manager.query(text, values) }) } : undefined;
+    return this.boss.send(name, data, db ? { ...options, db } : options);
   }
 
   beforeApplicationShutdown(): void {

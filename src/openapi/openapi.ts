@@ -4,6 +4,8 @@ import { ErrorBodyDto } from './error-body.dto';
 
 export const JWT_SCHEME = 'jwt';
 export const API_KEY_SCHEME = 'api_key';
+/** Marks a public operation; the document states it as an empty security requirement. */
+export const PUBLIC_EXTENSION = 'x-public';
 
 /** The OpenAPI document, generated from the controllers' decorators. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -26,10 +28,19 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       API_KEY_SCHEME,
     )
     .build();
-  return SwaggerModule.createDocument(app, config, {
+  const document = SwaggerModule.createDocument(app, config, {
     extraModels: [ErrorBodyDto],
     operationIdFactory: (controllerKey, methodKey) => `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
   });
+  for (const path of Object.values(document.paths)) {
+    for (const operation of Object.values(path) as Array<Record<string, unknown>>) {
+      if (operation && typeof operation === 'object' && PUBLIC_EXTENSION in operation) {
+        delete operation[PUBLIC_EXTENSION];
+        operation.security = [];
+      }
+    }
+  }
+  return document;
 }
 
 export function mountOpenApi(app: INestApplication, document: OpenAPIObject): void {

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
 import { DataSource } from 'typeorm';
+import { Public } from '../../src/auth/access.decorators';
 import { ConflictError } from '../../src/common/errors/api-error';
 import { Idempotent } from '../../src/common/idempotency/idempotent.decorator';
 import { MoneyField } from '../../src/common/money/money.decorators';
@@ -51,6 +52,7 @@ class OutboxDto {
   fail: boolean;
 }
 
+@Public()
 @Controller('test-fixtures')
 class FixturesController {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -91,7 +93,17 @@ class FixturesController {
   }
 }
 
-@Module({ controllers: [FixturesController] })
+/** A route that forgot to declare its access: the global guard must refuse it. */
+@Controller('test-fixtures-undeclared')
+class UndeclaredController {
+  @Post()
+  @HttpCode(201)
+  open() {
+    return { reached: true };
+  }
+}
+
+@Module({ controllers: [FixturesController, UndeclaredController] })
 export class FixturesModule implements OnModuleInit {
   constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
 

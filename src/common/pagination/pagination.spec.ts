@@ -1,5 +1,6 @@
 import { ApiError } from '../errors/api-error';
-import { decodeCursor, encodeCursor, keyset, toPage, toPageRequest } from './pagination';
+import { DataSource } from 'typeorm';
+import { applyKeyset, decodeCursor, encodeCursor, toPage, toPageRequest } from './pagination';
 
 describe('cursor pagination', () => {
   it('defaults to 20 newest first', () => {
@@ -28,17 +29,23 @@ describe('cursor pagination', () => {
     },
   );
 
-  it('builds the keyset condition and fetches one row more than the page', () => {
-    expect(keyset('t.seq', { limit: 20, descending: true, after: null }, 3)).toEqual({
-      condition: null,
-      params: [],
-      orderAndLimit: 'ORDER BY t.seq DESC LIMIT 21',
+  it('adds the keyset condition, the order and one row more than the page', () => {
+    const dataSource = new DataSource({ type: 'postgres' });
+    const first = applyKeyset(dataSource.createQueryBuilder().select('t.id').from('things', 't'), 't.seq', {
+      limit: 20,
+      descending: true,
+      after: null,
     });
-    expect(keyset('t.seq', { limit: 5, descending: false, after: '99' }, 3)).toEqual({
-      condition: 't.seq > $3',
-      params: ['99'],
-      orderAndLimit: 'ORDER BY t.seq ASC LIMIT 6',
+    expect(first.getQuery()).toBe('SELECT t.id FROM "things" "t" ORDER BY t.seq DESC LIMIT 21');
+    const next = applyKeyset(dataSource.createQueryBuilder().select('t.id').from('things', 't').where('t.owner = :o', { o: 1 }), 't.seq', {
+      limit: 5,
+      descending: false,
+      after: '99',
     });
+    expect(next.getQueryAndParameters()).toEqual([
+      'SELECT t.id FROM "things" "t" WHERE t.owner = $1 AND t.seq > $2 ORDER BY t.seq ASC LIMIT 6',
+      [1, '99'],
+    ]);
   });
 
   it('cuts the extra row and points the next cursor at the last row kept', () => {

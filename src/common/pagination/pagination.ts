@@ -1,6 +1,8 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type as ClassType } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { BadRequestError } from '../errors/api-error';
 
 /**
@@ -89,15 +91,18 @@ export function decodeCursor(cursor: string, descending: boolean): string {
 }
 
 /**
- * The SQL of a page: the keyset condition (when continuing) and the ORDER BY / LIMIT.
- * The query fetches one row more than the page to learn whether a next page exists.
+ * Restricts a query to one page: the keyset condition (when continuing), the order and a
+ * limit of one row more than the page, to learn whether a next page exists.
  */
-export function keyset(column: string, page: PageRequest, nextParam: number) {
-  return {
-    condition: page.after === null ? null : `${column} ${page.descending ? '<' : '>'} $${nextParam}`,
-    params: page.after === null ? [] : [page.after],
-    orderAndLimit: `ORDER BY ${column} ${page.descending ? 'DESC' : 'ASC'} LIMIT ${page.limit + 1}`,
-  };
+export function applyKeyset<T extends ObjectLiteral>(
+  query: SelectQueryBuilder<T>,
+  column: string,
+  page: PageRequest,
+): SelectQueryBuilder<T> {
+  if (page.after !== null) {
+    query.andWhere(`${column} ${page.descending ? '<' : '>'} :keysetAfter`, { keysetAfter: page.after });
+  }
+  return query.orderBy(column, page.descending ? 'DESC' : 'ASC').limit(page.limit + 1);
 }
 
 /** Cuts the extra row off and makes the cursor of the next page from the last row kept. */
@@ -112,4 +117,17 @@ export function toPage<R, T>(rows: R[], page: PageRequest, positionOf: (row: R) 
 
 function invalidCursor(): BadRequestError {
   return new BadRequestError('invalid_cursor', 'The cursor is not valid; use the next_cursor of a previous page.');
+}
+
+/** The OpenAPI schema of a page of `item`: `{results: [item], next_cursor}`. */
+export function PageOf<T>(item: ClassType<T>): ClassType<Page<T>> {
+  class PageDto {
+    @ApiProperty({ type: [item] })
+    results: T[];
+
+    @ApiProperty({ type: 'string', nullable: true, description: 'Pass as `cursor` for the next page; null on the last one.' })
+    next_cursor: string | null;
+  }
+  Object.defineProperty(PageDto, 'name', { value: `${item.name.replace(/(Response)?Dto$/, '')}PageDto` });
+  return PageDto;
 }

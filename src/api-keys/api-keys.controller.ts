@@ -1,0 +1,68 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../auth/access.decorators';
+import { Idempotent } from '../common/idempotency/idempotent.decorator';
+import { PageOf, PageQueryDto, toPageRequest } from '../common/pagination/pagination';
+import { UuidParam } from '../common/validation/uuid-param';
+import { ApiErrorResponses } from '../openapi/api-error-responses.decorator';
+import { ApiKeysService } from './api-keys.service';
+import { ApiKeyResponseDto, CreateApiKeyDto, CreatedApiKeyResponseDto, UpdateApiKeyDto } from './dto/api-key.dto';
+
+const access = { seller: 'seller_id', permission: 'apikeys.manage', unknownSellerIsBadRequest: true } as const;
+
+@ApiTags('api keys')
+@Controller('integrations/apikeys/:seller_id/apikeys')
+export class ApiKeysController {
+  constructor(@Inject(ApiKeysService) private readonly keys: ApiKeysService) {}
+
+  @Post()
+  @Authenticated(access)
+  @Idempotent()
+  @ApiOperation({ summary: 'Create a seller API key (the secret is shown only in this response)' })
+  @ApiCreatedResponse({ type: CreatedApiKeyResponseDto })
+  @ApiErrorResponses(400)
+  create(@Param('seller_id') sellerId: string, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyResponseDto> {
+    return this.keys.create(sellerId, body);
+  }
+
+  @Get()
+  @Authenticated(access)
+  @ApiOperation({ summary: "List the seller's API keys (never the secret)" })
+  @ApiOkResponse({ type: PageOf(ApiKeyResponseDto) })
+  @ApiErrorResponses(400)
+  list(@Param('seller_id') sellerId: string, @Query() query: PageQueryDto) {
+    return this.keys.list(sellerId, toPageRequest(query));
+  }
+
+  @Get(':id')
+  @Authenticated(access)
+  @ApiOperation({ summary: 'One API key (never the secret)' })
+  @ApiOkResponse({ type: ApiKeyResponseDto })
+  @ApiErrorResponses(400, 404)
+  get(@Param('seller_id') sellerId: string, @UuidParam('id', 'API key not found.') id: string): Promise<ApiKeyResponseDto> {
+    return this.keys.get(sellerId, id);
+  }
+
+  @Patch(':id')
+  @Authenticated(access)
+  @ApiOperation({ summary: 'Update label, description or active (reactivate an inactive key)' })
+  @ApiOkResponse({ type: ApiKeyResponseDto })
+  @ApiErrorResponses(400, 404)
+  update(
+    @Param('seller_id') sellerId: string,
+    @UuidParam('id', 'API key not found.') id: string,
+    @Body() body: UpdateApiKeyDto,
+  ): Promise<ApiKeyResponseDto> {
+    return this.keys.update(sellerId, id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @Authenticated(access)
+  @ApiOperation({ summary: 'Delete an API key; it stops working at once' })
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiErrorResponses(400, 404)
+  async remove(@Param('seller_id') sellerId: string, @UuidParam('id', 'API key not found.') id: string): Promise<void> {
+    await this.keys.remove(sellerId, id);
+  }
+}

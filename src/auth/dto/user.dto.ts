@@ -1,0 +1,104 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsEmail, IsNotEmpty, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { PERMISSIONS, Permission } from '../permissions';
+
+
+export class RegisterDto {
+  @ApiProperty({ example: 'ana@loja.example' })
+  @IsEmail({}, { message: 'must be an e-mail address' })
+  @MaxLength(254)
+  email: string;
+
+  @ApiProperty({ minLength: 8, maxLength: 128, example: 'correct horse battery' })
+  @IsString()
+  @MinLength(8, { message: 'must be 8 to 128 characters' })
+  @MaxLength(128, { message: 'must be 8 to 128 characters' })
+  password: string;
+
+  @ApiProperty({ example: 'Ana Souza' })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name: string;
+}
+
+export class LoginDto {
+  @ApiProperty({ example: 'ana@loja.example' })
+  @IsString()
+  @MaxLength(254)
+  email: string;
+
+  @ApiProperty({ example: 'correct horse battery' })
+  @IsString()
+  @MaxLength(1024)
+  password: string;
+}
+
+export class RefreshDto {
+  @ApiProperty({ description: 'The refresh token from login.' })
+  @IsString()
+  @MaxLength(4096)
+  refresh: string;
+}
+
+export class PasswordRecoveryRequestDto {
+  @ApiProperty({ example: 'ana@loja.example' })
+  @IsEmail({}, { message: 'must be an e-mail address' })
+  @MaxLength(254)
+  email: string;
+}
+
+export class PasswordRecoveryConfirmDto {
+  @ApiProperty({ example: 'ana@loja.example' })
+  @IsEmail({}, { message: 'must be an e-mail address' })
+  @MaxLength(254)
+  email: string;
+
+  @ApiProperty({ example: '482913', description: 'The 6-digit code from the e-mail.' })
+  @IsString()
+  @Matches(/^\d{6}$/, { message: 'must be the 6-digit code from the e-mail' })
+  token: string;
+
+  @ApiProperty({ minLength: 8, maxLength: 128 })
+  @IsString()
+  @MinLength(8, { message: 'must be 8 to 128 characters' })
+  @MaxLength(128, { message: 'must be 8 to 128 characters' })
+  password: string;
+}
+
+export class UserResponseDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() email: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+}
+
+export class UserAccessDto {
+  @ApiProperty({ format: 'uuid' }) seller: string;
+  @ApiProperty({ enum: PERMISSIONS, isArray: true }) permissions: Permission[];
+}
+
+export class MeResponseDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() email: string;
+  @ApiProperty() name: string;
+  @ApiProperty() is_superuser: boolean;
+  @ApiProperty({ type: [UserAccessDto] }) accesses: UserAccessDto[];
+}
+
+export class SessionResponseDto {
+  @ApiProperty({ description: 'Short-lived bearer token (default 1 day).' }) access: string;
+  @ApiProperty({ description: 'Long-lived token (default 4 days), only for POST /user/token/refresh/.' }) refresh: string;
+  @ApiProperty({ example: 86400, description: 'Seconds for which `access` is valid; renew before.' })
+  access_token_renew_interval: number;
+}
+
+export class AccessTokenResponseDto {
+  @ApiProperty() access: string;
+  @ApiProperty({ example: 86400 }) access_token_renew_interval: number;
+}
+
+export class MessageResponseDto {
+  @ApiProperty() message: string;
+}
+

@@ -1,0 +1,95 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { BadRequestError } from '../common/errors/api-error';
+import { APP_CONFIG, AppConfig } from '../config/config';
+import { MailService } from '../mail/mail.service';
+import { hashPassword } from './users.service';
+import { UsersRepository } from './users.repository';
+
+export const RECOVERY_CODE_TTL_MINUTES = 15;
+export const RECOVERY_MAX_ATTEMPTS = 5;
+
+/**
+ * Password recovery in two steps (spec 4.7, API.md section 2). A 6-digit code from a CSPRNG
+ * is e-mailed and stored only as an HMAC; it is valid 15 minutes, used once, burned after 5
+ * wrong tries and replaced by a newer request. Setting the new password revokes every
+ * earlier token of the user.
+ */
+@Injectable()
+export class PasswordRecoveryService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(UsersRepository) private readonly users: UsersRepository,
+    @Inject(MailService) private readonly mail: MailService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Sends a code when the e-mail belongs to a user; answers the same either way. */
+  async request(email: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const user = await this.users.findByEmail(email, manager);
+      if (!user) return;
+      const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+      await manager.query(
+        `INSERT INTO password_recoveries (user_id, code_hash, attempts, expires_at)
+         VALUES ($1, $2, 0, now() + make_interval(mins => $3))
+         ON CONFLICT (user_id) DO UPDATE
+           SET code_hash = EXCLUDED.code_hash, attempts = 0, expires_at = EXCLUDED.expires_at, created_at = now()`,
+        [user.id, this.codeHash(user.id, code), RECOVERY_CODE_TTL_MINUTES],
+      );
+      await this.mail.queue(manager, {
+        to: user.email,
+        subject: 'Your password recovery code',
+        text:
+          `Hello ${user.name},\n\nYour password recovery code is ${code}.\n` +
+          `It is valid for ${RECOVERY_CODE_TTL_MINUTES} minutes and can be used once.\n\n` +
+          'If you did not ask to recover your password, ignore this message.\n',
+      });
+    });
+  }
+
+  async confirm(email: string, code: string, newPassword: string): Promise<void> {
+    const passwordHash = await hashPassword(newPassword);
+    const outcome = await this.dataSource.transaction(async (manager) => {
+      const user = await this.users.findByEmail(email, manager);
+      if (!user) return 'invalid' as const;
+      const rows: Array<{ code_hash: string; attempts: number; expired: boolean }> = await manager.query(
+        `SELECT code_hash, attempts, expires_at <= now() AS expired FROM password_recoveries WHERE user_id = $1 FOR UPDATE`,
+        [user.id],
+      );
+      const recovery = rows[0];
+      if (!recovery) return 'invalid' as const;
+      if (recovery.expired) {
+        await manager.query('DELETE FROM password_recoveries WHERE user_id = $1', [user.id]);
+        return 'invalid' as const;
+      }
+      if (!this.matches(recovery.code_hash, this.codeHash(user.id, code))) {
+        if (recovery.attempts + 1 >= RECOVERY_MAX_ATTEMPTS) {
+          await manager.query('DELETE FROM password_recoveries WHERE user_id = $1', [user.id]);
+        } else {
+          await manager.query('UPDATE password_recoveries SET attempts = attempts + 1 WHERE user_id = $1', [user.id]);
+        }
+        return 'invalid' as const;
+      }
+      await manager.query('DELETE FROM password_recoveries WHERE user_id = $1', [user.id]);
+      await this.users.resetPassword(manager, user.id, passwordHash);
+      await manager.query('UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [user.id]);
+      return 'done' as const;
+    });
+    if (outcome === 'invalid') {
+      throw new BadRequestError('invalid_recovery_token', 'The recovery code is invalid or has expired.');
+    }
+  }
+
+  private codeHash(userId: string, code: string): string {
+    return createHmac('sha256', this.config.jwtSecret).update(`password-recovery:${userId}:${code}`).digest('hex');
+  }
+
+  private matches(stored: string, candidate: string): boolean {
+    const a = Buffer.from(stored, 'hex');
+    const b = Buffer.from(candidate, 'hex');
+    return a.length === b.length && timingSafeEqual(a, b);
+  }
+}

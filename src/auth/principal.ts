@@ -1,0 +1,21 @@
+import type { FastifyRequest } from 'fastify';
+
+/** Who is calling, as the authentication guard established it (`request.user`). */
+export type Principal = UserPrincipal | ApiKeyPrincipal;
+
+export interface UserPrincipal {
+  kind: 'user';
+  id: string;
+  isSuperuser: boolean;
+  /** Identity of the credential, e.g. for Idempotency-Key scoping. */
+  credentialId: string;
+}
+
+export interface ApiKeyPrincipal {
+  kind: 'api_key';
+  id: string;
+  sellerId: string;
+  credentialId: string;
+}
+
+export type AuthenticatedRequest = FastifyRequest & { user: Principal };

@@ -1,0 +1,21 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import { Strategy } from 'passport-http-bearer';
+import { ApiKeysService } from '../../api-keys/api-keys.service';
+import { UnauthorizedError } from '../../common/errors/api-error';
+import type { ApiKeyPrincipal } from '../principal';
+
+/** A seller API key: a known, undeleted, active key acts as its seller. */
+@Injectable()
+export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
+  constructor(@Inject(ApiKeysService) private readonly keys: ApiKeysService) {
+    super();
+  }
+
+  async validate(secret: string): Promise<ApiKeyPrincipal> {
+    const key = await this.keys.authenticate(secret);
+    if (!key) throw new UnauthorizedError('invalid_api_key', 'The API key is not valid.');
+    if (!key.active) throw new UnauthorizedError('api_key_inactive', 'The API key is inactive.');
+    return { kind: 'api_key', id: key.id, sellerId: key.sellerId, credentialId: `api_key:${key.id}` };
+  }
+}

@@ -1,0 +1,75 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { hash, verify } from '@node-rs/argon2';
+import { ConflictError, NotFoundError, UnauthorizedError } from '../common/errors/api-error';
+import { SellersService } from '../sellers/sellers.service';
+import { MeResponseDto, RegisterDto, UserResponseDto } from './dto/user.dto';
+import type { User } from './entities/user.entity';
+import { SessionTokens, TokensService } from './tokens.service';
+import { normaliseEmail, UsersRepository } from './users.repository';
+
+/** Argon2id with the library's defaults (m=19 MiB, t=2, p=1: OWASP's minimum). */
+export const hashPassword = (password: string) => hash(password);
+
+/** Registration, login and the caller's profile. */
+@Injectable()
+export class UsersService {
+  /** Verified when the e-mail is unknown, so that both failures take the same time. */
+  private readonly decoyHash = hash('decoy password that never matches');
+
+  constructor(
+    @Inject(UsersRepository) private readonly users: UsersRepository,
+    @Inject(TokensService) private readonly tokens: TokensService,
+    @Inject(SellersService) private readonly sellers: SellersService,
+  ) {}
+
+  async register(input: RegisterDto): Promise<UserResponseDto> {
+    if (await this.users.findByEmail(input.email)) throw emailTaken();
+    try {
+      return toUserResponse(
+        await this.users.create({ email: input.email, name: input.name.trim(), passwordHash: await hashPassword(input.password) }),
+      );
+    } catch (error) {
+      if ((error as { driverError?: { code?: string } }).driverError?.code === '23505') throw emailTaken();
+      throw error;
+    }
+  }
+
+  async login(email: string, password: string): Promise<SessionTokens> {
+    const user = await this.users.findByEmail(email);
+    const valid = await verify(user?.passwordHash ?? (await this.decoyHash), password).catch(() => false);
+    if (!user || !valid) throw new UnauthorizedError('invalid_credentials', 'Invalid e-mail or password.');
+    return this.tokens.issueSession(user);
+  }
+
+  async me(userId: string): Promise<MeResponseDto> {
+    const user = await this.users.findById(userId);
+    if (!user) throw new NotFoundError('User not found.');
+    return {
+      id: user.id,
+      email: user.email,
+      name: user.name,
+      is_superuser: user.isSuperuser,
+      accesses: await this.sellers.accessesOfUser(user.id),
+    };
+  }
+
+  /** CLI: creates a superuser, or promotes the existing user of that e-mail (and sets the password). */
+  async createOrPromoteSuperuser(email: string, password: string, name?: string): Promise<{ user: User; created: boolean }> {
+    const passwordHash = await hashPassword(password);
+    const existing = await this.users.findByEmail(email);
+    if (existing) {
+      await this.users.update(existing.id, { isSuperuser: true, passwordHash, ...(name ? { name } : {}) });
+      return { user: (await this.users.findById(existing.id))!, created: false };
+    }
+    const user = await this.users.create({ email, name: name ?? normaliseEmail(email).split('@')[0], passwordHash, isSuperuser: true });
+    return { user, created: true };
+  }
+}
+
+function emailTaken(): ConflictError {
+  return new ConflictError('email_taken', 'A user with this e-mail already exists.');
+}
+
+function toUserResponse(user: User): UserResponseDto {
+  return { id: user.id, email: user.email, name: user.name, created_at: user.createdAt.toISOString() };
+}

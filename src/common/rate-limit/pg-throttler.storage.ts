@@ -1,0 +1,30 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { ThrottlerStorage } from '@nestjs/throttler';
+import { DataSource } from 'typeorm';
+
+/**
+ * Rate-limit counters in PostgreSQL (fixed windows), so that limits hold across every API
+ * process of a deployment instead of per process.
+ */
+@Injectable()
+export class PgThrottlerStorage implements ThrottlerStorage {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async increment(key: string, ttl: number, limit: number) {
+    const [row]: Array<{ hits: number; seconds: number }> = await this.dataSource.query(
+      `INSERT INTO rate_limits (key, hits, expires_at) VALUES ($1, 1, now() + make_interval(secs => $2::double precision / 1000))
+       ON CONFLICT (key) DO UPDATE SET
+         hits = CASE WHEN rate_limits.expires_at <= now() THEN 1 ELSE rate_limits.hits + 1 END,
+         expires_at = CASE WHEN rate_limits.expires_at <= now() THEN EXCLUDED.expires_at ELSE rate_limits.expires_at END
+       RETURNING hits, GREATEST(1, ceil(extract(epoch FROM expires_at - now())))::int AS seconds`,
+      [key, ttl],
+    );
+    const isBlocked = row.hits > limit;
+    return { totalHits: row.hits, timeToExpire: row.seconds, isBlocked, timeToBlockExpire: isBlocked ? row.seconds : 0 };
+  }
+
+  async purgeExpired(): Promise<void> {
+    await this.dataSource.query('DELETE FROM rate_limits WHERE expires_at <= now()');
+  }
+}

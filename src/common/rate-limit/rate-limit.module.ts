@@ -1,0 +1,36 @@
+import { Inject, Module, OnModuleInit } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { ThrottlerModule } from '@nestjs/throttler';
+import { JobQueue } from '../../jobs/job-queue.service';
+import { PgThrottlerStorage } from './pg-throttler.storage';
+import { RateLimitGuard, rateLimitThrottlers } from './rate-limit';
+
+@Module({ providers: [PgThrottlerStorage], exports: [PgThrottlerStorage] })
+class RateLimitStorageModule {}
+
+/** Named rate limits (`@RateLimit(name)` on a route), counted in PostgreSQL. */
+@Module({
+  imports: [
+    RateLimitStorageModule,
+    ThrottlerModule.forRootAsync({
+      imports: [RateLimitStorageModule],
+      inject: [PgThrottlerStorage],
+      useFactory: (storage: PgThrottlerStorage) => ({ throttlers: rateLimitThrottlers(), storage }),
+    }),
+  ],
+  providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
+})
+export class RateLimitModule implements OnModuleInit {
+  constructor(
+    @Inject(JobQueue) private readonly jobs: JobQueue,
+    @Inject(PgThrottlerStorage) private readonly storage: PgThrottlerStorage,
+  ) {}
+
+  onModuleInit(): void {
+    this.jobs.define({
+      name: 'maintenance.purge-rate-limits',
+      schedule: '*/10 * * * *',
+      handler: () => this.storage.purgeExpired(),
+    });
+  }
+}

@@ -1,0 +1,47 @@
+import { ExecutionContext, Injectable, SetMetadata, applyDecorators } from '@nestjs/common';
+import { ThrottlerGuard, ThrottlerLimitDetail, ThrottlerOptions } from '@nestjs/throttler';
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../errors/api-error';
+import { ApiErrorResponses } from '../../openapi/api-error-responses.decorator';
+
+/** The rate limits of API.md sections 2 and 10, each keyed by what it protects. */
+const LIMITS = {
+  login: { limit: 10, ttl: 60_000, by: (r: FastifyRequest) => `${r.ip}|${emailOf(r)}` },
+  password_recovery: { limit: 5, ttl: 3_600_000, by: (r: FastifyRequest) => emailOf(r) },
+  password_recovery_confirm: { limit: 10, ttl: 60_000, by: (r: FastifyRequest) => r.ip },
+  public_checkout: { limit: 30, ttl: 60_000, by: (r: FastifyRequest) => r.ip },
+} as const;
+
+export type RateLimitName = keyof typeof LIMITS;
+const RATE_LIMIT = Symbol('rate_limit');
+
+/** Applies one of the named rate limits to a route (429 with Retry-After past it). */
+export function RateLimit(name: RateLimitName): MethodDecorator {
+  return applyDecorators(SetMetadata(RATE_LIMIT, name), ApiErrorResponses(429));
+}
+
+export function rateLimitThrottlers(): ThrottlerOptions[] {
+  return (Object.keys(LIMITS) as RateLimitName[]).map((name) => ({
+    name,
+    limit: LIMITS[name].limit,
+    ttl: LIMITS[name].ttl,
+    setHeaders: false,
+    skipIf: (context: ExecutionContext) => Reflect.getMetadata(RATE_LIMIT, context.getHandler()) !== name,
+    getTracker: (req: Record<string, unknown>) => LIMITS[name].by(req as unknown as FastifyRequest),
+  }));
+}
+
+@Injectable()
+export class RateLimitGuard extends ThrottlerGuard {
+  protected override async throwThrottlingException(_context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+    const seconds = Math.max(1, detail.timeToBlockExpire);
+    throw new ApiError(429, 'rate_limited', `Too many requests. Try again in ${seconds} seconds.`, undefined, {
+      'retry-after': String(seconds),
+    });
+  }
+}
+
+function emailOf(request: FastifyRequest): string {
+  const email = (request.body as { email?: unknown } | undefined)?.email;
+  return typeof email === 'string' ? email.trim().toLowerCase() : '';
+}

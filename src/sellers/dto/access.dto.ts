@@ -1,0 +1,50 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayUnique, IsArray, IsEmail, IsIn, IsOptional, IsUUID } from 'class-validator';
+import { Permission, PERMISSIONS } from '../../auth/permissions';
+import type { Access } from '../entities/access.entity';
+
+export class CreateAccessDto {
+  @ApiPropertyOptional({ format: 'uuid', description: 'The user, by id (or give `email`).' })
+  @IsOptional()
+  @IsUUID('all', { message: 'must be a UUID' })
+  user?: string;
+
+  @ApiPropertyOptional({ description: 'The user, by e-mail (or give `user`).' })
+  @IsOptional()
+  @IsEmail({}, { message: 'must be an e-mail address' })
+  email?: string;
+
+  @ApiProperty({ enum: PERMISSIONS, isArray: true })
+  @IsArray()
+  @ArrayUnique()
+  @IsIn(PERMISSIONS, { each: true, message: `each value must be one of ${PERMISSIONS.join(', ')}` })
+  permissions: Permission[];
+}
+
+export class UpdateAccessDto {
+  @ApiProperty({ enum: PERMISSIONS, isArray: true })
+  @IsArray()
+  @ArrayUnique()
+  @IsIn(PERMISSIONS, { each: true, message: `each value must be one of ${PERMISSIONS.join(', ')}` })
+  permissions: Permission[];
+}
+
+export class AccessResponseDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) seller: string;
+  @ApiProperty({ format: 'uuid' }) user: string;
+  @ApiProperty({ enum: PERMISSIONS, isArray: true }) permissions: Permission[];
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
+
+  static of(access: Access): AccessResponseDto {
+    return {
+      id: access.id,
+      seller: access.sellerId,
+      user: access.userId,
+      permissions: access.permissions,
+      created_at: access.createdAt.toISOString(),
+      updated_at: access.updatedAt.toISOString(),
+    };
+  }
+}

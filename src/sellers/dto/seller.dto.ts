@@ -1,0 +1,79 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsEmail, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { IsOmittable } from '../../common/validation/optional.decorator';
+import type { Seller } from '../entities/seller.entity';
+
+export class CreateSellerDto {
+  @ApiProperty({ example: 'Loja Exemplo Ltda' })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name: string;
+
+  @ApiProperty({ example: '11222333000181', description: 'CPF (11 digits) or CNPJ (14 digits); punctuation allowed; check digits verified.' })
+  @IsString()
+  @MaxLength(30)
+  document: string;
+
+  @ApiProperty({ example: 'finance@loja.example' })
+  @IsEmail({}, { message: 'must be an e-mail address' })
+  @MaxLength(254)
+  email: string;
+}
+
+export class UpdateSellerDto {
+  @ApiPropertyOptional()
+  @IsOmittable()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name?: string;
+
+  @ApiPropertyOptional()
+  @IsOmittable()
+  @IsEmail({}, { message: 'must be an e-mail address' })
+  @MaxLength(254)
+  email?: string;
+
+  @ApiPropertyOptional({ format: 'uuid', nullable: true, description: 'Unified account receiving `Programador` shares.' })
+  @IsOptional()
+  @IsUUID('all', { message: 'must be a UUID' })
+  developer_account?: string | null;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string', format: 'uuid' },
+    example: { Master: '6f1c7c52-5f5e-4d0a-9f35-1b1e9a0f2d11', Agente: '0c8f9d1e-2a3b-4c5d-8e7f-9a0b1c2d3e4f' },
+    description: 'Split-table label → unified account id.',
+  })
+  @IsOmittable()
+  @IsObject()
+  split_participants?: Record<string, string>;
+}
+
+export class SellerResponseDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ example: '11222333000181' }) document: string;
+  @ApiProperty({ enum: ['cpf', 'cnpj'] }) document_type: 'cpf' | 'cnpj';
+  @ApiProperty() email: string;
+  @ApiProperty({ format: 'uuid', nullable: true, type: 'string' }) developer_account: string | null;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string', format: 'uuid' } })
+  split_participants: Record<string, string>;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
+
+  static of(seller: Seller): SellerResponseDto {
+    return {
+      id: seller.id,
+      name: seller.name,
+      document: seller.document,
+      document_type: seller.document.length === 11 ? 'cpf' : 'cnpj',
+      email: seller.email,
+      developer_account: seller.developerAccount,
+      split_participants: seller.splitParticipants,
+      created_at: seller.createdAt.toISOString(),
+      updated_at: seller.updatedAt.toISOString(),
+    };
+  }
+}

@@ -1,0 +1,30 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import type { Subaccount } from '../entities/subaccount.entity';
+
+export class CreateSubaccountDto {
+  @ApiProperty({ example: 'Filial Centro' })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name: string;
+}
+
+export class SubaccountResponseDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) seller: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ format: 'uuid', nullable: true, type: 'string', description: 'Its virtual account (same id).' })
+  virtual_account: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+
+  static of(sub: Subaccount, virtualAccount: string | null): SubaccountResponseDto {
+    return {
+      id: sub.id,
+      seller: sub.sellerId,
+      name: sub.name,
+      virtual_account: virtualAccount,
+      created_at: sub.createdAt.toISOString(),
+    };
+  }
+}

@@ -1,0 +1,118 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated, CurrentPrincipal } from '../auth/access.decorators';
+import type { Principal } from '../auth/principal';
+import { Idempotent } from '../common/idempotency/idempotent.decorator';
+import { PageOf, PageQueryDto, toPageRequest } from '../common/pagination/pagination';
+import { UuidParam } from '../common/validation/uuid-param';
+import { ApiErrorResponses } from '../openapi/api-error-responses.decorator';
+import { AccessesService } from './accesses.service';
+import { AccessResponseDto, CreateAccessDto, UpdateAccessDto } from './dto/access.dto';
+import { CreateSellerDto, SellerResponseDto, UpdateSellerDto } from './dto/seller.dto';
+import { CreateSubaccountDto, SubaccountResponseDto } from './dto/subaccount.dto';
+import { SellersService } from './sellers.service';
+
+@ApiTags('sellers')
+@Controller('sellers')
+export class SellersController {
+  constructor(
+    @Inject(SellersService) private readonly sellers: SellersService,
+    @Inject(AccessesService) private readonly accesses: AccessesService,
+  ) {}
+
+  @Post()
+  @Authenticated({ superuser: true })
+  @Idempotent()
+  @ApiOperation({ summary: 'Create a seller (superusers)' })
+  @ApiCreatedResponse({ type: SellerResponseDto })
+  @ApiErrorResponses(400, 409)
+  create(@Body() body: CreateSellerDto): Promise<SellerResponseDto> {
+    return this.sellers.create(body);
+  }
+
+  @Get()
+  @Authenticated()
+  @ApiOperation({ summary: 'Sellers the caller has an access to (all, for superusers)' })
+  @ApiOkResponse({ type: PageOf(SellerResponseDto) })
+  @ApiErrorResponses(400)
+  list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
+    return this.sellers.list(principal, toPageRequest(query));
+  }
+
+  @Get(':id')
+  @Authenticated({ seller: 'id' })
+  @ApiOperation({ summary: 'One seller' })
+  @ApiOkResponse({ type: SellerResponseDto })
+  get(@Param('id') id: string): Promise<SellerResponseDto> {
+    return this.sellers.get(id);
+  }
+
+  @Patch(':id')
+  @Authenticated({ seller: 'id', permission: 'seller.manage' })
+  @ApiOperation({ summary: 'Update a seller: name, email, developer account, split participants' })
+  @ApiOkResponse({ type: SellerResponseDto })
+  @ApiErrorResponses(400)
+  update(@Param('id') id: string, @Body() body: UpdateSellerDto): Promise<SellerResponseDto> {
+    return this.sellers.update(id, body);
+  }
+
+  @Get(':id/subaccounts')
+  @Authenticated({ seller: 'id' })
+  @ApiOperation({ summary: "The seller's sub-accounts" })
+  @ApiOkResponse({ type: PageOf(SubaccountResponseDto) })
+  @ApiErrorResponses(400)
+  listSubaccounts(@Param('id') id: string, @Query() query: PageQueryDto) {
+    return this.sellers.listSubaccounts(id, toPageRequest(query));
+  }
+
+  @Post(':id/subaccounts')
+  @Authenticated({ seller: 'id', permission: 'seller.manage' })
+  @Idempotent()
+  @ApiOperation({ summary: 'Create a sub-account (a unified account under the seller)' })
+  @ApiCreatedResponse({ type: SubaccountResponseDto })
+  @ApiErrorResponses(400)
+  createSubaccount(@Param('id') id: string, @Body() body: CreateSubaccountDto): Promise<SubaccountResponseDto> {
+    return this.sellers.createSubaccount(id, body.name);
+  }
+
+  @Get(':id/accesses')
+  @Authenticated({ seller: 'id', permission: 'accesses.manage' })
+  @ApiOperation({ summary: "The seller's access table" })
+  @ApiOkResponse({ type: PageOf(AccessResponseDto) })
+  @ApiErrorResponses(400)
+  listAccesses(@Param('id') id: string, @Query() query: PageQueryDto) {
+    return this.accesses.list(id, toPageRequest(query));
+  }
+
+  @Post(':id/accesses')
+  @Authenticated({ seller: 'id', permission: 'accesses.manage' })
+  @Idempotent()
+  @ApiOperation({ summary: 'Grant a user permissions on the seller' })
+  @ApiCreatedResponse({ type: AccessResponseDto })
+  @ApiErrorResponses(400, 409)
+  grant(@Param('id') id: string, @Body() body: CreateAccessDto): Promise<AccessResponseDto> {
+    return this.accesses.grant(id, body);
+  }
+
+  @Patch(':id/accesses/:access_id')
+  @Authenticated({ seller: 'id', permission: 'accesses.manage' })
+  @ApiOperation({ summary: "Replace an access entry's permissions" })
+  @ApiOkResponse({ type: AccessResponseDto })
+  @ApiErrorResponses(400)
+  updateAccess(
+    @Param('id') id: string,
+    @UuidParam('access_id', 'Access not found.') accessId: string,
+    @Body() body: UpdateAccessDto,
+  ): Promise<AccessResponseDto> {
+    return this.accesses.update(id, accessId, body.permissions);
+  }
+
+  @Delete(':id/accesses/:access_id')
+  @HttpCode(204)
+  @Authenticated({ seller: 'id', permission: 'accesses.manage' })
+  @ApiOperation({ summary: 'Revoke an access entry' })
+  @ApiNoContentResponse({ description: 'Revoked.' })
+  async revokeAccess(@Param('id') id: string, @UuidParam('access_id', 'Access not found.') accessId: string): Promise<void> {
+    await this.accesses.revoke(id, accessId);
+  }
+}

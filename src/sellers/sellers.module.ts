@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { UsersModule } from '../auth/users.module';
+import { AccessesService } from './accesses.service';
+import { Access } from './entities/access.entity';
+import { Seller } from './entities/seller.entity';
+import { Subaccount } from './entities/subaccount.entity';
+import { SellersController } from './sellers.controller';
+import { SellersRepository } from './sellers.repository';
+import { SellersService } from './sellers.service';
+
+/** Sellers, their sub-accounts (unified accounts) and the access table. */
+@Module({
+  imports: [TypeOrmModule.forFeature([Seller, Subaccount, Access]), UsersModule],
+  controllers: [SellersController],
+  providers: [SellersRepository, SellersService, AccessesService],
+  exports: [SellersService],
+})
+export class SellersModule {}

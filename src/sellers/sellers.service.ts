@@ -1,0 +1,106 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { isUUID } from 'class-validator';
+import { DataSource } from 'typeorm';
+import type { Permission } from '../auth/permissions';
+import type { Principal } from '../auth/principal';
+import { ConflictError, FieldErrors, NotFoundError, ValidationError } from '../common/errors/api-error';
+import { Page, PageRequest, toPage } from '../common/pagination/pagination';
+import { normaliseDocument } from './document';
+import { CreateSellerDto, SellerResponseDto, UpdateSellerDto } from './dto/seller.dto';
+import { SubaccountResponseDto } from './dto/subaccount.dto';
+import { SellerAccess, SellersRepository } from './sellers.repository';
+
+const MAX_PARTICIPANTS = 50;
+
+@Injectable()
+export class SellersService {
+  constructor(
+    @Inject(SellersRepository) private readonly sellers: SellersRepository,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  async create(input: CreateSellerDto): Promise<SellerResponseDto> {
+    const document = normaliseDocument(input.document);
+    if (!document) throw ValidationError.of('document', 'must be a valid CPF (11 digits) or CNPJ (14 digits)');
+    try {
+      return SellerResponseDto.of(
+        await this.sellers.createSeller({ name: input.name.trim(), document: document.digits, email: input.email.toLowerCase() }),
+      );
+    } catch (error) {
+      if ((error as { driverError?: { constraint?: string } }).driverError?.constraint === 'sellers_document') {
+        throw new ConflictError('seller_exists', 'A seller with this document already exists.');
+      }
+      throw error;
+    }
+  }
+
+  /** Sellers the principal can see: all for superusers, those with an access entry for others. */
+  async list(principal: Principal, page: PageRequest): Promise<Page<SellerResponseDto>> {
+    const visibleTo = principal.kind === 'user' && !principal.isSuperuser ? principal.id : null;
+    return toPage(await this.sellers.listSellers(page, visibleTo), page, (s) => s.seq, SellerResponseDto.of);
+  }
+
+  async get(id: string): Promise<SellerResponseDto> {
+    const seller = await this.sellers.findSeller(id);
+    if (!seller) throw new NotFoundError('Seller not found.', 'seller_not_found');
+    return SellerResponseDto.of(seller);
+  }
+
+  async update(id: string, changes: UpdateSellerDto): Promise<SellerResponseDto> {
+    const problems: FieldErrors = {};
+    const participants = changes.split_participants;
+    if (participants !== undefined) {
+      const entries = Object.entries(participants);
+      if (entries.length > MAX_PARTICIPANTS) problems.split_participants = [`must have at most ${MAX_PARTICIPANTS} labels`];
+      for (const [label, account] of entries) {
+        if (label.trim() === '' || label.length > 100) problems[`split_participants.${label}`] = ['label must be 1 to 100 characters'];
+        else if (!isUUID(account)) problems[`split_participants.${label}`] = ['must be the UUID of a unified account'];
+      }
+    }
+    if (Object.keys(problems).length === 0) {
+      const wanted = [...(changes.developer_account ? [changes.developer_account] : []), ...Object.values(participants ?? {})];
+      const unknown = new Set(await this.sellers.unknownAccounts(wanted));
+      if (changes.developer_account && unknown.has(changes.developer_account)) {
+        problems.developer_account = ['must be an existing unified account'];
+      }
+      for (const [label, account] of Object.entries(participants ?? {})) {
+        if (unknown.has(account)) problems[`split_participants.${label}`] = ['must be an existing unified account'];
+      }
+    }
+    if (Object.keys(problems).length > 0) throw new ValidationError(problems);
+
+    await this.sellers.updateSeller(id, {
+      ...(changes.name !== undefined ? { name: changes.name.trim() } : {}),
+      ...(changes.email !== undefined ? { email: changes.email.toLowerCase() } : {}),
+      ...(changes.developer_account !== undefined ? { developerAccount: changes.developer_account } : {}),
+      ...(participants !== undefined ? { splitParticipants: participants } : {}),
+    });
+    return this.get(id);
+  }
+
+  /** Whether the seller exists and a user's permissions there (authorization reads this). */
+  sellerAccess(sellerId: string, userId: string): Promise<SellerAccess> {
+    return this.sellers.sellerAccess(sellerId, userId);
+  }
+
+  sellerExists(sellerId: string): Promise<boolean> {
+    return this.sellers.sellerExists(sellerId);
+  }
+
+  /** A user's accesses, as `/user/me/` lists them. */
+  async accessesOfUser(userId: string): Promise<Array<{ seller: string; permissions: Permission[] }>> {
+    const accesses = await this.sellers.accessesOfUser(userId);
+    return accesses.map((a) => ({ seller: a.sellerId, permissions: a.permissions }));
+  }
+
+  async createSubaccount(sellerId: string, name: string): Promise<SubaccountResponseDto> {
+    const sub = await this.dataSource.transaction((manager) => this.sellers.createSubaccount(manager, sellerId, name.trim()));
+    return SubaccountResponseDto.of(sub, null);
+  }
+
+  async listSubaccounts(sellerId: string, page: PageRequest): Promise<Page<SubaccountResponseDto>> {
+    const rows = await this.sellers.listSubaccounts(sellerId, page);
+    return toPage(rows, page, (s) => s.seq, (s) => SubaccountResponseDto.of(s, null));
+  }
+}
