@@ -48,9 +48,10 @@ export class MailService implements OnModuleInit {
   }
 
   private async deliver(id: string): Promise<void> {
-    const rows: Array<{ recipient: string; subject: string; body: string; status: string }> = await this.dataSource.query(
+    // TypeORM answers an UPDATE … RETURNING with [rows, affected].
+    const [rows]: [Array<{ recipient: string; subject: string; body: string }>, number] = await this.dataSource.query(
       `UPDATE mail_outbox SET attempts = attempts + 1 WHERE id = $1 AND status = 'pending'
-       RETURNING recipient, subject, body, status`,
+       RETURNING recipient, subject, body`,
       [id],
     );
     if (rows.length === 0) return; // already delivered

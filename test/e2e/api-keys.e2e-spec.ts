@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import { Client } from 'pg';
+import { createApiKey, createSeller, createUser, TestUser } from '../support/identity';
+import { startTestApp, TestApp } from '../support/test-app';
+
+/** Seller API keys: spec 2.2, 3 and 4.1; API.md section 4. */
+describe('seller API keys', () => {
+  let t: TestApp;
+  let db: Client;
+  let superuser: TestUser;
+  let seller: string;
+  const base = () => `/integrations/apikeys/${seller}/apikeys`;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    db = new Client({ connectionString: t.databaseUrl });
+    await db.connect();
+    superuser = await createUser(t, { superuser: true });
+    seller = await createSeller(t, superuser);
+  });
+  afterAll(async () => {
+    await db.end();
+    await t.close();
+  });
+
+  /** Whether the key authenticates: an API key is refused on user routes with 403, a bad one with 401. */
+  const authenticates = async (key: string) => {
+    const res = await t.http.get('/user/me', { token: key });
+    expect([401, 403]).toContain(res.status);
+    return res.status === 403;
+  };
+
+  it('creates an active key, shows the UUID4 secret once and stores only its SHA-256', async () => {
+    const res = await t.http.post(base(), { label: 'ERP', description: 'reads transactions' }, { token: superuser.access });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      key: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+      active: true,
+      label: 'ERP',
+      description: 'reads transactions',
+      created_at: expect.any(String),
+    });
+    const { rows } = await db.query('SELECT * FROM api_keys WHERE id = $1', [res.body.id]);
+    expect(rows[0].key_hash).toBe(createHash('sha256').update(res.body.key).digest('hex'));
+    expect(JSON.stringify(rows[0])).not.toContain(res.body.key);
+    expect(await authenticates(res.body.key)).toBe(true);
+  });
+
+  it('never shows the key in the list or the detail, only its last 4 characters and last use', async () => {
+    const created = await createApiKey(t, superuser.access, seller);
+    await t.http.get('/user/me', { token: created.key });
+    const detail = await t.http.get(`${base()}/${created.id}`, { token: superuser.access });
+    expect(detail.status).toBe(200);
+    expect(detail.body.key).toBeUndefined();
+    expect(detail.text).not.toContain(created.key);
+    expect(detail.body.key_suffix).toBe(created.key.slice(-4));
+    expect(detail.body.last_used_at).toEqual(expect.any(String));
+    const list = await t.http.get(base(), { token: superuser.access });
+    expect(list.text).not.toContain(created.key);
+    expect(list.body.results.find((k: { id: string }) => k.id === created.id)).toMatchObject({ key_suffix: created.key.slice(-4) });
+    expect(list.body).toHaveProperty('next_cursor');
+  });
+
+  it('requires label; requires description and accepts "" but not null; defaults active to true', async () => {
+    const missing = await t.http.post(base(), {}, { token: superuser.access });
+    expect(missing.status).toBe(400);
+    expect(Object.keys(missing.body.errors).sort()).toEqual(['description', 'label']);
+    const nullDescription = await t.http.post(base(), { label: 'x', description: null }, { token: superuser.access });
+    expect(nullDescription.status).toBe(400);
+    expect(nullDescription.body.errors.description).toBeDefined();
+    const emptyLabel = await t.http.post(base(), { label: '', description: '' }, { token: superuser.access });
+    expect(emptyLabel.status).toBe(400);
+    const empty = await t.http.post(base(), { label: 'x', description: '' }, { token: superuser.access });
+    expect(empty.status).toBe(201);
+    expect(empty.body.active).toBe(true);
+    const badActive = await t.http.post(base(), { label: 'x', description: '', active: 'yes' }, { token: superuser.access });
+    expect(badActive.status).toBe(400);
+  });
+
+  it('creates an inactive key that is rejected at authentication until it is set active', async () => {
+    const created = await createApiKey(t, superuser.access, seller, false);
+    const refused = await t.http.get('/user/me', { token: created.key });
+    expect(refused.status).toBe(401);
+    expect(refused.body.code).toBe('api_key_inactive');
+    const patched = await t.http.patch(`${base()}/${created.id}`, { active: true }, { token: superuser.access });
+    expect(patched.status).toBe(200);
+    expect(patched.body.active).toBe(true);
+    expect(await authenticates(created.key)).toBe(true);
+    await t.http.patch(`${base()}/${created.id}`, { active: false }, { token: superuser.access });
+    expect(await authenticates(created.key)).toBe(false);
+  });
+
+  it('updates label and description, refusing null', async () => {
+    const created = await createApiKey(t, superuser.access, seller);
+    const res = await t.http.patch(`${base()}/${created.id}`, { label: 'renamed', description: '' }, { token: superuser.access });
+    expect(res.body).toMatchObject({ label: 'renamed', description: '' });
+    expect((await t.http.patch(`${base()}/${created.id}`, { description: null }, { token: superuser.access })).status).toBe(400);
+    expect((await t.http.patch(`${base()}/${created.id}`, { label: null }, { token: superuser.access })).status).toBe(400);
+  });
+
+  it('deletes a key: it stops working at once and is gone from list and detail', async () => {
+    const created = await createApiKey(t, superuser.access, seller);
+    expect(await authenticates(created.key)).toBe(true);
+    expect((await t.http.delete(`${base()}/${created.id}`, { token: superuser.access })).status).toBe(204);
+    expect(await authenticates(created.key)).toBe(false);
+    expect((await t.http.get(`${base()}/${created.id}`, { token: superuser.access })).status).toBe(404);
+    expect((await t.http.delete(`${base()}/${created.id}`, { token: superuser.access })).status).toBe(404);
+  });
+
+  it("does not show or change another seller's key through this seller's path", async () => {
+    const other = await createSeller(t, superuser, 'Other');
+    const key = await createApiKey(t, superuser.access, other);
+    expect((await t.http.get(`${base()}/${key.id}`, { token: superuser.access })).status).toBe(404);
+    expect((await t.http.patch(`${base()}/${key.id}`, { label: 'x' }, { token: superuser.access })).status).toBe(404);
+    expect((await t.http.delete(`${base()}/${key.id}`, { token: superuser.access })).status).toBe(404);
+  });
+
+  it('paginates the list with a cursor', async () => {
+    const s = await createSeller(t, superuser, 'Paged');
+    for (let i = 0; i < 5; i++) await createApiKey(t, superuser.access, s);
+    const first = await t.http.get(`/integrations/apikeys/${s}/apikeys?limit=2`, { token: superuser.access });
+    expect(first.body.results).toHaveLength(2);
+    const second = await t.http.get(`/integrations/apikeys/${s}/apikeys?limit=2&cursor=${first.body.next_cursor}`, { token: superuser.access });
+    const third = await t.http.get(`/integrations/apikeys/${s}/apikeys?limit=2&cursor=${second.body.next_cursor}`, { token: superuser.access });
+    expect(third.body.next_cursor).toBeNull();
+    const ids = [...first.body.results, ...second.body.results, ...third.body.results].map((k: { id: string }) => k.id);
+    expect(new Set(ids).size).toBe(5);
+    const oldest = await t.http.get(`/integrations/apikeys/${s}/apikeys?ordering=created_at&limit=5`, { token: superuser.access });
+    expect(oldest.body.results.map((k: { id: string }) => k.id)).toEqual([...ids].reverse());
+    expect((await t.http.get(`/integrations/apikeys/${s}/apikeys?limit=101`, { token: superuser.access })).status).toBe(400);
+    expect((await t.http.get(`/integrations/apikeys/${s}/apikeys?cursor=bogus`, { token: superuser.access })).body.code).toBe('invalid_cursor');
+  });
+});

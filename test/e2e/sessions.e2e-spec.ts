@@ -1,0 +1,162 @@
+import { decodeJwt, jwtVerify } from 'jose';
+import { Client } from 'pg';
+import { FixturesModule } from '../support/fixtures.module';
+import { createUser, login, validCnpj } from '../support/identity';
+import { startTestApp, TEST_JWT_SECRET, TestApp } from '../support/test-app';
+
+describe('users and sessions', () => {
+  let t: TestApp;
+  let db: Client;
+
+  beforeAll(async () => {
+    t = await startTestApp({ imports: [FixturesModule] });
+    db = new Client({ connectionString: t.databaseUrl });
+    await db.connect();
+  });
+  afterAll(async () => {
+    await db.end();
+    await t.close();
+  });
+
+  describe('register', () => {
+    it('creates a user with an argon2id password hash and never returns the password', async () => {
+      const res = await t.http.post('/user/register', { email: 'Ana@Example.com', password: 'long enough pw', name: 'Ana' });
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({ id: expect.any(String), email: 'ana@example.com', name: 'Ana', created_at: expect.any(String) });
+      const { rows } = await db.query('SELECT password_hash FROM users WHERE id = $1', [res.body.id]);
+      expect(rows[0].password_hash).toMatch(/^\$argon2id\$/);
+    });
+
+    it('answers 409 email_taken for an e-mail in use, whatever its case', async () => {
+      await t.http.post('/user/register', { email: 'bia@example.com', password: 'long enough pw', name: 'Bia' });
+      const res = await t.http.post('/user/register', { email: 'BIA@example.com', password: 'another pw 123', name: 'Bia 2' });
+      expect(res.status).toBe(409);
+      expect(res.body.code).toBe('email_taken');
+    });
+
+    it('validates e-mail, password length and name', async () => {
+      const res = await t.http.post('/user/register', { email: 'nope', password: 'short', name: '' });
+      expect(res.status).toBe(400);
+      expect(Object.keys(res.body.errors).sort()).toEqual(['email', 'name', 'password']);
+      const long = await t.http.post('/user/register', { email: 'x@example.com', password: 'x'.repeat(129), name: 'X' });
+      expect(long.body.errors.password).toEqual(['must be 8 to 128 characters']);
+    });
+  });
+
+  describe('login', () => {
+    it('returns access, refresh and the renew interval; the JWTs verify with jose and the configured secret', async () => {
+      const user = await createUser(t);
+      const res = await t.http.post('/user/login', { email: user.email, password: user.password });
+      expect(res.status).toBe(200);
+      expect(res.body.access_token_renew_interval).toBe(86_400);
+      const secret = new TextEncoder().encode(TEST_JWT_SECRET);
+      const access = await jwtVerify(res.body.access, secret, { issuer: 'seller-payments', audience: 'seller-payments-api' });
+      const refresh = await jwtVerify(res.body.refresh, secret, { issuer: 'seller-payments', audience: 'seller-payments-api' });
+      expect(access.protectedHeader.alg).toBe('HS256');
+      expect(access.payload).toMatchObject({ sub: user.id, typ: 'access', ver: 0 });
+      expect(refresh.payload).toMatchObject({ sub: user.id, typ: 'refresh', ver: 0 });
+      expect(access.payload.exp! - access.payload.iat!).toBe(86_400);
+      expect(refresh.payload.exp! - refresh.payload.iat!).toBe(345_600);
+      expect(access.payload.jti).not.toBe(refresh.payload.jti);
+    });
+
+    it('answers the same 401 for an unknown e-mail and a wrong password', async () => {
+      const user = await createUser(t);
+      const wrong = await t.http.post('/user/login', { email: user.email, password: 'wrong password' });
+      const unknown = await t.http.post('/user/login', { email: 'nobody@example.com', password: 'wrong password' });
+      for (const res of [wrong, unknown]) {
+        expect(res.status).toBe(401);
+        expect(res.body.code).toBe('invalid_credentials');
+        expect(res.body.message).toBe('Invalid e-mail or password.');
+      }
+    });
+
+    it('limits attempts to 10 a minute per address and e-mail, with Retry-After', async () => {
+      const email = 'target@example.com';
+      const statuses: number[] = [];
+      for (let i = 0; i < 11; i++) statuses.push((await t.http.post('/user/login', { email, password: 'guess-' + i })).status);
+      expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
+      const limited = await t.http.post('/user/login', { email, password: 'guess' });
+      expect(limited.status).toBe(429);
+      expect(limited.body.code).toBe('rate_limited');
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      // another e-mail from the same address is counted apart
+      expect((await t.http.post('/user/login', { email: 'other@example.com', password: 'guess' })).status).toBe(401);
+    });
+  });
+
+  describe('refresh and logout', () => {
+    it('renews the access token with the refresh token, and not the other way round', async () => {
+      const user = await createUser(t);
+      const renewed = await t.http.post('/user/token/refresh', { refresh: user.refresh });
+      expect(renewed.status).toBe(200);
+      expect(renewed.body.access_token_renew_interval).toBe(86_400);
+      expect(decodeJwt(renewed.body.access)).toMatchObject({ typ: 'access', sub: user.id });
+      expect((await t.http.get('/user/me', { token: renewed.body.access })).status).toBe(200);
+
+      const wrongType = await t.http.post('/user/token/refresh', { refresh: user.access });
+      expect(wrongType.status).toBe(401);
+      expect(wrongType.headers.get('www-authenticate')).toBe('Bearer');
+      expect((await t.http.post('/user/token/refresh', { refresh: 'garbage' })).status).toBe(401);
+    });
+
+    it('logout revokes that refresh token only', async () => {
+      const user = await createUser(t);
+      const second = await login(t, user.email, user.password);
+      expect((await t.http.post('/user/logout', { refresh: user.refresh })).status).toBe(204);
+      expect((await t.http.post('/user/token/refresh', { refresh: user.refresh })).status).toBe(401);
+      expect((await t.http.post('/user/token/refresh', { refresh: second.refresh })).status).toBe(200);
+    });
+
+    it('refuses an expired refresh token', async () => {
+      const user = await createUser(t);
+      const { jti } = decodeJwt(user.refresh);
+      await db.query(`UPDATE refresh_tokens SET expires_at = now() - interval '1 second' WHERE jti = $1`, [jti]);
+      expect((await t.http.post('/user/token/refresh', { refresh: user.refresh })).status).toBe(401);
+    });
+  });
+
+  describe('me', () => {
+    it('shows the user and their accesses', async () => {
+      const user = await createUser(t);
+      const res = await t.http.get('/user/me', { token: user.access });
+      expect(res.body).toEqual({ id: user.id, email: user.email, name: 'Test User', is_superuser: false, accesses: [] });
+    });
+  });
+
+  describe('default-deny guard', () => {
+    it('refuses a route that declares no access rule', async () => {
+      const user = await createUser(t, { superuser: true });
+      const res = await t.http.post('/test-fixtures-undeclared', {}, { token: user.access });
+      expect(res.status).toBe(403);
+      expect(res.body.code).toBe('access_not_declared');
+    });
+
+    it('answers 401 with WWW-Authenticate for a missing or non-Bearer credential', async () => {
+      const missing = await t.http.get('/user/me');
+      expect(missing.status).toBe(401);
+      expect(missing.body.code).toBe('not_authenticated');
+      expect(missing.headers.get('www-authenticate')).toBe('Bearer');
+      const basic = await t.http.get('/user/me', { headers: { authorization: 'Basic dXNlcjpwYXNz' } });
+      expect(basic.status).toBe(401);
+      const forged = await t.http.get('/user/me', { token: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl' });
+      expect(forged.status).toBe(401);
+      expect(forged.body.code).toBe('invalid_token');
+    });
+
+    it('keeps Idempotency-Key replays apart per credential', async () => {
+      const a = await createUser(t, { superuser: true });
+      const b = await createUser(t, { superuser: true });
+      const body = { name: 'Same body', document: validCnpj(), email: 'x@example.com' };
+      const first = await t.http.post('/sellers', body, { token: a.access, headers: { 'idempotency-key': 'shared-key' } });
+      expect(first.status).toBe(201);
+      const replay = await t.http.post('/sellers', body, { token: a.access, headers: { 'idempotency-key': 'shared-key' } });
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.body.id).toBe(first.body.id);
+      const other = await t.http.post('/sellers', body, { token: b.access, headers: { 'idempotency-key': 'shared-key' } });
+      expect(other.headers.get('idempotent-replayed')).toBeNull();
+      expect(other.status).toBe(409); // acted for b: the same document exists
+      expect(other.body.code).toBe('seller_exists');
+    });
+  });
+});
