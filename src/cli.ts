@@ -1,5 +1,11 @@
 import 'reflect-metadata';
+import { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { Command } from 'commander';
+import { AppModule } from './app.module';
+import { UsersService } from './auth/users.service';
+import { PinoNestLogger, createLogger } from './common/logging/logger';
+import { HttpMetrics } from './metrics/http-metrics';
 import { writeFileSync } from 'node:fs';
 import { generateOpenApiDocument, serializeOpenApi } from './openapi/generate';
 import { ConfigError } from './config/config';
@@ -23,6 +29,21 @@ program
   });
 
 program
+  .command('create-superuser')
+  .description('create a superuser, or promote the user with this e-mail (and set the password)')
+  .requiredOption('--email <email>', 'e-mail of the superuser')
+  .requiredOption('--password <password>', 'password, 8 to 128 characters')
+  .option('--name <name>', 'display name')
+  .action(async (options: { email: string; password: string; name?: string }) => {
+    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(options.email)) throw new Error('--email must be an e-mail address');
+    if (options.password.length < 8 || options.password.length > 128) throw new Error('--password must be 8 to 128 characters');
+    await withApplication(async (app) => {
+      const { user, created } = await app.get(UsersService).createOrPromoteSuperuser(options.email, options.password, options.name);
+      console.log(`${created ? 'Created' : 'Promoted'} superuser ${user.email} (${user.id})`);
+    });
+  });
+
+program
   .command('openapi')
   .description('print the OpenAPI document, or write it to a file')
   .option('--write <file>', 'write the document to this file')
@@ -35,6 +56,21 @@ program
       process.stdout.write(document);
     }
   });
+
+/** Runs `work` with the application's services, without serving HTTP or running workers. */
+async function withApplication(work: (app: INestApplicationContext) => Promise<void>): Promise<void> {
+  const runtime = await prepareRuntime('cli', (m) => console.error(m));
+  const app = await NestFactory.createApplicationContext(
+    AppModule.register({ config: runtime.config, metrics: new HttpMetrics(), runWorkers: false }),
+    { logger: new PinoNestLogger(createLogger('warn')) },
+  );
+  try {
+    await work(app);
+  } finally {
+    await app.close();
+    await runtime.release();
+  }
+}
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(error instanceof ConfigError ? error.message : `Error: ${(error as Error)?.message ?? error}`);

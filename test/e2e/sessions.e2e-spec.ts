@@ -1,5 +1,6 @@
 import { decodeJwt, jwtVerify } from 'jose';
 import { Client } from 'pg';
+import { UsersService } from '../../src/auth/users.service';
 import { FixturesModule } from '../support/fixtures.module';
 import { createUser, login, validCnpj } from '../support/identity';
 import { startTestApp, TEST_JWT_SECRET, TestApp } from '../support/test-app';
@@ -113,6 +114,22 @@ describe('users and sessions', () => {
       const { jti } = decodeJwt(user.refresh);
       await db.query(`UPDATE refresh_tokens SET expires_at = now() - interval '1 second' WHERE jti = $1`, [jti]);
       expect((await t.http.post('/user/token/refresh', { refresh: user.refresh })).status).toBe(401);
+    });
+  });
+
+  describe('create-superuser (the CLI command\'s service)', () => {
+    it('creates a superuser, or promotes an existing user and sets the password', async () => {
+      const users = t.app.get(UsersService);
+      const created = await users.createOrPromoteSuperuser('Root@Example.com', 'root password 1', 'Root');
+      expect(created.created).toBe(true);
+      const session = await login(t, 'root@example.com', 'root password 1');
+      expect((await t.http.get('/user/me', { token: session.access })).body).toMatchObject({ is_superuser: true, name: 'Root' });
+
+      const plain = await createUser(t);
+      const promoted = await users.createOrPromoteSuperuser(plain.email, 'new root password');
+      expect(promoted).toMatchObject({ created: false, user: { id: plain.id, isSuperuser: true } });
+      const again = await login(t, plain.email, 'new root password');
+      expect((await t.http.get('/user/me', { token: again.access })).body.is_superuser).toBe(true);
     });
   });
 
