@@ -1,27 +1,20 @@
 import { createHash } from 'node:crypto';
-import { Client } from 'pg';
 import { createApiKey, createSeller, createUser, TestUser } from '../support/identity';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /** Seller API keys: spec 2.2, 3 and 4.1; API.md section 4. */
 describe('seller API keys', () => {
   let t: TestApp;
-  let db: Client;
   let superuser: TestUser;
   let seller: string;
   const base = () => `/integrations/apikeys/${seller}/apikeys`;
 
   beforeAll(async () => {
     t = await startTestApp();
-    db = new Client({ connectionString: t.databaseUrl });
-    await db.connect();
     superuser = await createUser(t, { superuser: true });
     seller = await createSeller(t, superuser);
   });
-  afterAll(async () => {
-    await db.end();
-    await t.close();
-  });
+  afterAll(() => t.close());
 
   /** Whether the key authenticates: an API key is refused on user routes with 403, a bad one with 401. */
   const authenticates = async (key: string) => {
@@ -41,7 +34,7 @@ describe('seller API keys', () => {
       description: 'reads transactions',
       created_at: expect.any(String),
     });
-    const { rows } = await db.query('SELECT * FROM api_keys WHERE id = $1', [res.body.id]);
+    const { rows } = await t.db.query('SELECT * FROM api_keys WHERE id = $1', [res.body.id]);
     expect(rows[0].key_hash).toBe(createHash('sha256').update(res.body.key).digest('hex'));
     expect(JSON.stringify(rows[0])).not.toContain(res.body.key);
     expect(await authenticates(res.body.key)).toBe(true);

@@ -130,32 +130,26 @@ describe('Idempotency-Key', () => {
 
 describe('outbox', () => {
   let t: TestApp;
-  let db: Client;
 
   beforeAll(async () => {
     t = await startTestApp({ imports: [FixturesModule] });
-    db = new Client({ connectionString: t.databaseUrl });
-    await db.connect();
   });
-  afterAll(async () => {
-    await db.end();
-    await t.close();
-  });
+  afterAll(() => t.close());
 
   it('stores the event with the change when the transaction commits', async () => {
     const res = await t.http.post('/test-fixtures/outbox', { fail: false });
     expect(res.status).toBe(201);
-    const { rows } = await db.query('SELECT type, seller_id, data FROM outbox_events WHERE id = $1', [res.body.id]);
+    const { rows } = await t.db.query('SELECT type, seller_id, data FROM outbox_events WHERE id = $1', [res.body.id]);
     expect(rows).toEqual([{ type: 'webhook.test', seller_id: null, data: { hello: 'world' } }]);
     expect(res.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
   it('stores neither the change nor the event when the transaction rolls back', async () => {
-    const events = Number((await db.query('SELECT count(*) FROM outbox_events')).rows[0].count);
-    const records = Number((await db.query('SELECT count(*) FROM test_records')).rows[0].count);
+    const events = Number((await t.db.query('SELECT count(*) FROM outbox_events')).rows[0].count);
+    const records = Number((await t.db.query('SELECT count(*) FROM test_records')).rows[0].count);
     const res = await t.http.post('/test-fixtures/outbox', { fail: true });
     expect(res.status).toBe(500);
-    expect(Number((await db.query('SELECT count(*) FROM outbox_events')).rows[0].count)).toBe(events);
-    expect(Number((await db.query('SELECT count(*) FROM test_records')).rows[0].count)).toBe(records);
+    expect(Number((await t.db.query('SELECT count(*) FROM outbox_events')).rows[0].count)).toBe(events);
+    expect(Number((await t.db.query('SELECT count(*) FROM test_records')).rows[0].count)).toBe(records);
   });
 });

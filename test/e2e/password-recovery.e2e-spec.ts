@@ -1,5 +1,4 @@
 import { Writable } from 'node:stream';
-import { Client } from 'pg';
 import { createUser, login, TestUser } from '../support/identity';
 import { recoveryCodeIn, TestSmtpServer } from '../support/smtp';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -8,7 +7,6 @@ import { startTestApp, TestApp } from '../support/test-app';
 describe('password recovery', () => {
   let t: TestApp;
   let smtp: TestSmtpServer;
-  let db: Client;
   let ip = 0;
   /** Each test calls from its own client address, so rate limits per address do not mix. */
   const from = () => ({ 'x-forwarded-for': `203.0.113.${++ip}` });
@@ -17,11 +15,8 @@ describe('password recovery', () => {
     smtp = new TestSmtpServer();
     await smtp.start();
     t = await startTestApp({ env: { SMTP_URL: smtp.url, TRUST_PROXY: 'true' }, runWorkers: true });
-    db = new Client({ connectionString: t.databaseUrl });
-    await db.connect();
   });
   afterAll(async () => {
-    await db.end();
     await t.close();
     await smtp.stop();
   });
@@ -39,7 +34,7 @@ describe('password recovery', () => {
     const user = await createUser(t);
     const code = await requestCode(user);
     expect(code).toMatch(/^\d{6}$/);
-    const { rows } = await db.query('SELECT code_hash FROM password_recoveries WHERE user_id = $1', [user.id]);
+    const { rows } = await t.db.query('SELECT code_hash FROM password_recoveries WHERE user_id = $1', [user.id]);
     expect(rows[0].code_hash).not.toContain(code);
 
     const res = await confirm(user.email, code, 'a brand new password');
@@ -56,7 +51,7 @@ describe('password recovery', () => {
     // single use
     expect((await confirm(user.email, code, 'yet another password')).status).toBe(400);
     // the sent mail's body is not kept
-    const outbox = await db.query(`SELECT status, body FROM mail_outbox WHERE recipient = $1`, [user.email]);
+    const outbox = await t.db.query(`SELECT status, body FROM mail_outbox WHERE recipient = $1`, [user.email]);
     expect(outbox.rows).toEqual([{ status: 'sent', body: null }]);
   });
 
@@ -96,7 +91,7 @@ describe('password recovery', () => {
   it('refuses a code older than 15 minutes', async () => {
     const user = await createUser(t);
     const code = await requestCode(user);
-    await db.query(`UPDATE password_recoveries SET expires_at = now() - interval '1 second' WHERE user_id = $1`, [user.id]);
+    await t.db.query(`UPDATE password_recoveries SET expires_at = now() - interval '1 second' WHERE user_id = $1`, [user.id]);
     expect((await confirm(user.email, code, 'a brand new password')).status).toBe(400);
   });
 
@@ -144,11 +139,8 @@ describe('password recovery without SMTP_URL', () => {
       }
       expect(logged).toBeDefined();
       const code = /recovery code is (\d{6})/.exec(JSON.parse(logged!).mail.body)![1];
-      const db = new Client({ connectionString: t.databaseUrl });
-      await db.connect();
-      const { rows } = await db.query(`SELECT status, body FROM mail_outbox WHERE recipient = $1`, [user.email]);
-      await db.end();
-      expect(rows).toHaveLength(1);
+      const { rows } = await t.db.query(`SELECT status, body FROM mail_outbox WHERE recipient = $1`, [user.email]);
+        expect(rows).toHaveLength(1);
       expect(rows[0].status).toBe('logged');
       expect(rows[0].body).toContain(code);
       expect((await t.http.post('/user/passwordrecovery/confirm', { email: user.email, token: code, password: 'from the log 123' })).status).toBe(200);

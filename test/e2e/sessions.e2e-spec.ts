@@ -1,5 +1,4 @@
 import { decodeJwt, jwtVerify } from 'jose';
-import { Client } from 'pg';
 import { UsersService } from '../../src/auth/users.service';
 import { FixturesModule } from '../support/fixtures.module';
 import { createUser, login, validCnpj } from '../support/identity';
@@ -7,24 +6,18 @@ import { startTestApp, TEST_JWT_SECRET, TestApp } from '../support/test-app';
 
 describe('users and sessions', () => {
   let t: TestApp;
-  let db: Client;
 
   beforeAll(async () => {
     t = await startTestApp({ imports: [FixturesModule] });
-    db = new Client({ connectionString: t.databaseUrl });
-    await db.connect();
   });
-  afterAll(async () => {
-    await db.end();
-    await t.close();
-  });
+  afterAll(() => t.close());
 
   describe('register', () => {
     it('creates a user with an argon2id password hash and never returns the password', async () => {
       const res = await t.http.post('/user/register', { email: 'Ana@Example.com', password: 'long enough pw', name: 'Ana' });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({ id: expect.any(String), email: 'ana@example.com', name: 'Ana', created_at: expect.any(String) });
-      const { rows } = await db.query('SELECT password_hash FROM users WHERE id = $1', [res.body.id]);
+      const { rows } = await t.db.query('SELECT password_hash FROM users WHERE id = $1', [res.body.id]);
       expect(rows[0].password_hash).toMatch(/^\$argon2id\$/);
     });
 
@@ -112,7 +105,7 @@ describe('users and sessions', () => {
     it('refuses an expired refresh token', async () => {
       const user = await createUser(t);
       const { jti } = decodeJwt(user.refresh);
-      await db.query(`UPDATE refresh_tokens SET expires_at = now() - interval '1 second' WHERE jti = $1`, [jti]);
+      await t.db.query(`UPDATE refresh_tokens SET expires_at = now() - interval '1 second' WHERE jti = $1`, [jti]);
       expect((await t.http.post('/user/token/refresh', { refresh: user.refresh })).status).toBe(401);
     });
   });

@@ -1,6 +1,5 @@
 import { SignJWT } from 'jose';
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import type { Permission } from '../../src/auth/permissions';
 import { TEST_JWT_SECRET, TestApp } from './test-app';
 
@@ -22,10 +21,7 @@ export async function createUser(t: TestApp, options: { superuser?: boolean } = 
   const registered = await t.http.post('/user/register', { email, password, name: 'Test User' });
   if (registered.status !== 201) throw new Error(`register: ${registered.status} ${registered.text}`);
   if (options.superuser) {
-    const db = new Client({ connectionString: t.databaseUrl });
-    await db.connect();
-    await db.query('UPDATE users SET is_superuser = true WHERE id = $1', [registered.body.id]);
-    await db.end();
+    await t.db.query('UPDATE users SET is_superuser = true WHERE id = $1', [registered.body.id]);
   }
   const session = await login(t, email, password);
   return { id: registered.body.id, email, password, ...session };

@@ -1,5 +1,6 @@
 import { DynamicModule, Type } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Client } from 'pg';
 import type { DestinationStream } from 'pino';
 import { createApp } from '../../src/app.factory';
 import { AppConfig, readEnvironment, toAppConfig } from '../../src/config/config';
@@ -14,6 +15,8 @@ export interface TestApp {
   http: HttpClient;
   baseUrl: string;
   databaseUrl: string;
+  /** A direct connection to the app's database, for checking what was stored. */
+  db: Client;
   close(): Promise<void>;
 }
 
@@ -42,13 +45,18 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address();
   const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const db = new Client({ connectionString: databaseUrl });
+  db.on('error', () => undefined); // outage tests cut the connection on purpose
+  await db.connect();
   return {
+    db,
     app,
     config,
     baseUrl,
     databaseUrl,
     http: new HttpClient(baseUrl),
     async close() {
+      await db.end();
       await app.close();
       if (ownDatabase) await dropTestDatabase(databaseUrl);
     },
