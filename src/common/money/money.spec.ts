@@ -7,6 +7,7 @@ import {
   formatPercentage,
   MAX_AMOUNT_CENTS,
   percentOf,
+  roundToTotal,
 } from './money';
 
 describe('money', () => {
@@ -94,6 +95,15 @@ describe('money', () => {
     });
   });
 
+  describe('roundToTotal', () => {
+    it('rounds exact amounts to a total, one cent at a time to the largest remainders', () => {
+      // exact 0.6 + 0.6 = 1.2 cents → total 1: the first of the tied remainders gets it
+      expect(roundToTotal([6, 6], 10, 1)).toEqual([1, 0]);
+      // exact 1.25 + 2.5 + 3.75 = 7.5 → total 8: floors 1, 2, 3 and the largest remainders .75 .5
+      expect(roundToTotal([125, 250, 375], 100, 8)).toEqual([1, 3, 4]);
+    });
+  });
+
   describe('apportion', () => {
     it('gives the leftover cents to the largest remainders', () => {
       // 100 cents in thirds: 33.33 each, one cent left, ties go to the first weight
@@ -106,6 +116,7 @@ describe('money', () => {
 
     it('refuses what cannot be split', () => {
       expect(() => apportion(5, [])).toThrow(RangeError);
+      expect(() => roundToTotal([150, 150], 100, 5)).toThrow(RangeError);
       expect(() => apportion(5, [0, 0])).toThrow(RangeError);
       expect(() => apportion(-1, [1])).toThrow(RangeError);
     });

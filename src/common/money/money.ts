@@ -94,25 +94,35 @@ export function apportion(total: Cents, weights: readonly number[]): Cents[] {
   assertCents(total);
   if (total < 0) throw new RangeError('apportion() needs a non-negative total');
   const sum = weights.reduce((acc, w) => acc + w, 0);
-  if (weights.length === 0) {
-    if (total !== 0) throw new RangeError('apportion() needs weights for a non-zero total');
-    return [];
-  }
   if (sum === 0) {
     if (total !== 0) throw new RangeError('apportion() needs a positive weight for a non-zero total');
     return weights.map(() => 0);
   }
   if (!Number.isSafeInteger(total * sum)) throw new RangeError('apportion() operands too large');
-  const parts = new Array<Cents>(weights.length);
-  const remainders = new Array<number>(weights.length);
+  return roundToTotal(
+    weights.map((w) => total * w),
+    sum,
+    total,
+  );
+}
+
+/**
+ * Rounds exact amounts `numerators[i] / denominator` (in cents) to whole cents that sum to
+ * `total`: each takes its floor, and the cents still missing go one each to the largest
+ * remainders, ties to the earlier one. `total` must lie between the sum of the floors and
+ * that sum plus the number of parts, so every part ends within one cent of its exact value.
+ */
+export function roundToTotal(numerators: readonly number[], denominator: number, total: Cents): Cents[] {
+  const parts = new Array<Cents>(numerators.length);
+  const remainders = new Array<number>(numerators.length);
   let given = 0;
-  for (let i = 0; i < weights.length; i++) {
-    const exact = total * weights[i];
-    parts[i] = Math.floor(exact / sum);
-    remainders[i] = exact - parts[i] * sum;
+  for (let i = 0; i < numerators.length; i++) {
+    parts[i] = Math.floor(numerators[i] / denominator);
+    remainders[i] = numerators[i] - parts[i] * denominator;
     given += parts[i];
   }
   let left = total - given;
+  if (left < 0 || left > numerators.length) throw new RangeError('roundToTotal(): total out of reach of the parts');
   if (left > 0) {
     const order = remainders.map((_, i) => i).sort((a, b) => remainders[b] - remainders[a] || a - b);
     for (let k = 0; left > 0; k++, left--) parts[order[k]] += 1;

@@ -1,0 +1,39 @@
+import type { FieldErrors } from '../common/errors/api-error';
+import { checkMoney, checkPercentage, Cents } from '../common/money/money';
+import { addError, isPlainObject, readTable, Table } from './table';
+
+/** A rate-plan cell: a percentage of the amount plus a fixed amount. */
+export interface FeeCell {
+  units: number;
+  fixed: Cents;
+}
+
+/** Reads a rate plan's `fees` document (cells `{"percentage": "2.99", "fixed": "0.50"}`). */
+export function readFeeTable(document: unknown, path: string, errors: FieldErrors): Table<FeeCell> {
+  return readTable(document, path, readFeeCell, errors);
+}
+
+function readFeeCell(cell: unknown, path: string, errors: FieldErrors): FeeCell | null {
+  if (!isPlainObject(cell)) {
+    addError(errors, path, 'must be an object with "percentage" and "fixed"');
+    return null;
+  }
+  let valid = true;
+  for (const key of Object.keys(cell)) {
+    if (key !== 'percentage' && key !== 'fixed') {
+      addError(errors, `${path}.${key}`, 'unknown field: a fee cell has "percentage" and "fixed" only');
+      valid = false;
+    }
+  }
+  const percentage = checkPercentage(cell.percentage);
+  if (!percentage.ok) {
+    addError(errors, `${path}.percentage`, cell.percentage === undefined ? 'is required' : percentage.message);
+    valid = false;
+  }
+  const fixed = checkMoney(cell.fixed, { allowZero: true });
+  if (!fixed.ok) {
+    addError(errors, `${path}.fixed`, cell.fixed === undefined ? 'is required' : fixed.message);
+    valid = false;
+  }
+  return valid && percentage.ok && fixed.ok ? { units: percentage.value, fixed: fixed.value } : null;
+}

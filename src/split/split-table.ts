@@ -1,0 +1,69 @@
+import type { FieldErrors } from '../common/errors/api-error';
+import { checkPercentage, FULL_PERCENT_UNITS, formatPercentage } from '../common/money/money';
+import { addError, isPlainObject, readTable, Table } from './table';
+
+/** The label whose share goes to the developer's account (spec 2.3, rule 5). */
+export const DEVELOPER_LABEL = 'Programador';
+const MAX_LABEL_LENGTH = 100;
+
+/** A split cell, ready for resolution: labels in document order with integer percentage units. */
+export interface SplitCell {
+  labels: string[];
+  units: number[];
+  totalUnits: number;
+}
+
+export interface ParsedSplitDocument {
+  /** The document as stored: the input with single quotes replaced by double quotes. */
+  normalized: string;
+  table: Table<SplitCell>;
+}
+
+/**
+ * Reads a split table given as a JSON string (split_details or split_details_online). Single
+ * quotes are accepted and turned into double quotes before parsing (spec 2.3, rule 1).
+ */
+export function parseSplitDocument(raw: string, field: string, errors: FieldErrors): ParsedSplitDocument {
+  const normalized = raw.replace(/'/g, '"');
+  let document: unknown;
+  try {
+    document = JSON.parse(normalized);
+  } catch (error) {
+    addError(errors, field, `is not valid JSON: ${(error as Error).message}`);
+    return { normalized, table: new Map() };
+  }
+  return { normalized, table: readTable(document, field, readSplitCell, errors) };
+}
+
+function readSplitCell(cell: unknown, path: string, errors: FieldErrors): SplitCell | null {
+  if (!isPlainObject(cell)) {
+    addError(errors, path, 'must be an object mapping participant labels to percentages');
+    return null;
+  }
+  const labels: string[] = [];
+  const units: number[] = [];
+  let totalUnits = 0;
+  let valid = true;
+  for (const [label, value] of Object.entries(cell)) {
+    const labelPath = `${path}.${label}`;
+    if (label.trim() === '' || label.length > MAX_LABEL_LENGTH) {
+      addError(errors, labelPath, `label must be 1 to ${MAX_LABEL_LENGTH} characters`);
+      valid = false;
+      continue;
+    }
+    const checked = checkPercentage(value);
+    if (!checked.ok) {
+      addError(errors, labelPath, checked.message);
+      valid = false;
+      continue;
+    }
+    labels.push(label);
+    units.push(checked.value);
+    totalUnits += checked.value;
+  }
+  if (totalUnits > FULL_PERCENT_UNITS) {
+    addError(errors, path, `percentages sum to ${formatPercentage(totalUnits)}, more than 100`);
+    valid = false;
+  }
+  return valid ? { labels, units, totalUnits } : null;
+}
