@@ -1,5 +1,6 @@
 import { Foundation1763700000000 } from './1763700000000-foundation';
 import { IdentityAndAccess1763700100000 } from './1763700100000-identity-and-access';
+import { Plans1763700200000 } from './1763700200000-plans';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
-export const migrations = [Foundation1763700000000, IdentityAndAccess1763700100000];
+export const migrations = [Foundation1763700000000, IdentityAndAccess1763700100000, Plans1763700200000];

@@ -9,6 +9,7 @@ import { HealthModule } from './health/health.module';
 import { JobsModule } from './jobs/jobs.module';
 import { HttpMetrics } from './metrics/http-metrics';
 import { MetricsController } from './metrics/metrics.controller';
+import { PlansModule } from './plans/plans.module';
 import { SellersModule } from './sellers/sellers.module';
 
 export interface AppModuleOptions {
@@ -45,6 +46,7 @@ export class AppModule {
         RateLimitModule,
         SellersModule,
         ApiKeysModule,
+        PlansModule,
         HealthModule,
         ...(options.imports ?? []),
       ],

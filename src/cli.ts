@@ -6,7 +6,9 @@ import { AppModule } from './app.module';
 import { UsersService } from './auth/users.service';
 import { PinoNestLogger, createLogger } from './common/logging/logger';
 import { HttpMetrics } from './metrics/http-metrics';
-import { writeFileSync } from 'node:fs';
+import { RatePlansSyncService, SyncFileError } from './plans/rate-plans-sync.service';
+import { SingleBar, Presets } from 'cli-progress';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { generateOpenApiDocument, serializeOpenApi } from './openapi/generate';
 import { ConfigError } from './config/config';
 import { prepareRuntime } from './runtime';
@@ -44,6 +46,33 @@ program
   });
 
 program
+  .command('rates:sync')
+  .description('upsert rate plans by external_id from the JSON export of the central fee service')
+  .argument('<file>', 'JSON array of {external_id, name, description, active, fees}')
+  .action(async (file: string) => {
+    const document = readJsonFile(file);
+    await withApplication(async (app) => {
+      const sync = app.get(RatePlansSyncService);
+      const plans = sync.validate(document); // refuses the whole file before anything is written
+      // Large files show a progress bar (redrawn on a terminal, a line a second otherwise).
+      const bar =
+        plans.length >= 50
+          ? new SingleBar(
+              { format: 'rate plans [{bar}] {percentage}% {value}/{total}', noTTYOutput: true, notTTYSchedule: 1000 },
+              Presets.shades_classic,
+            )
+          : undefined;
+      bar?.start(plans.length, 0);
+      const summary = await sync.sync(document, (done) => bar?.update(done));
+      bar?.stop();
+      console.log(
+        `Rate plans synchronised from ${file}: ${summary.total} in the file, ` +
+          `${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged.`,
+      );
+    });
+  });
+
+program
   .command('openapi')
   .description('print the OpenAPI document, or write it to a file')
   .option('--write <file>', 'write the document to this file')
@@ -56,6 +85,20 @@ program
       process.stdout.write(document);
     }
   });
+
+function readJsonFile(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Error(`Cannot read ${file}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${file} is not valid JSON: ${(error as Error).message}`);
+  }
+}
 
 /** Runs `work` with the application's services, without serving HTTP or running workers. */
 async function withApplication(work: (app: INestApplicationContext) => Promise<void>): Promise<void> {
@@ -73,6 +116,11 @@ async function withApplication(work: (app: INestApplicationContext) => Promise<v
 }
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : `Error: ${(error as Error)?.message ?? error}`);
+  if (error instanceof SyncFileError) {
+    console.error(error.message);
+    for (const [path, messages] of Object.entries(error.problems)) console.error(`  ${path}: ${messages.join('; ')}`);
+  } else {
+    console.error(error instanceof ConfigError ? error.message : `Error: ${(error as Error)?.message ?? error}`);
+  }
   process.exit(1);
 });

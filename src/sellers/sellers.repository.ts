@@ -35,7 +35,7 @@ export class SellersRepository {
 
   async updateSeller(
     id: string,
-    changes: Partial<Pick<Seller, 'name' | 'email' | 'developerAccount' | 'splitParticipants'>>,
+    changes: Partial<Pick<Seller, 'name' | 'email' | 'ratePlanId' | 'splitPlanId' | 'developerAccount' | 'splitParticipants'>>,
   ): Promise<void> {
     await this.sellers.update({ id }, changes);
   }

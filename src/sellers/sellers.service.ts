@@ -4,8 +4,9 @@ import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import type { Permission } from '../auth/permissions';
 import type { Principal } from '../auth/principal';
-import { ConflictError, FieldErrors, NotFoundError, ValidationError } from '../common/errors/api-error';
+import { BadRequestError, ConflictError, FieldErrors, NotFoundError, ValidationError } from '../common/errors/api-error';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
+import { PlansService } from '../plans/plans.service';
 import { normaliseDocument } from './document';
 import { CreateSellerDto, SellerResponseDto, UpdateSellerDto } from './dto/seller.dto';
 import { SubaccountResponseDto } from './dto/subaccount.dto';
@@ -18,6 +19,7 @@ export class SellersService {
   constructor(
     @Inject(SellersRepository) private readonly sellers: SellersRepository,
     @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(PlansService) private readonly plans: PlansService,
   ) {}
 
   async create(input: CreateSellerDto): Promise<SellerResponseDto> {
@@ -69,14 +71,44 @@ export class SellersService {
       }
     }
     if (Object.keys(problems).length > 0) throw new ValidationError(problems);
+    const plans = await this.checkPlans(id, changes);
 
     await this.sellers.updateSeller(id, {
+      ...plans,
       ...(changes.name !== undefined ? { name: changes.name.trim() } : {}),
       ...(changes.email !== undefined ? { email: changes.email.toLowerCase() } : {}),
       ...(changes.developer_account !== undefined ? { developerAccount: changes.developer_account } : {}),
       ...(participants !== undefined ? { splitParticipants: participants } : {}),
     });
     return this.get(id);
+  }
+
+  /**
+   * The seller's plans after the change: both must exist, and the split plan must distribute
+   * the seller's rate plan (spec 2.3: a split plan is applied on top of its rate plan).
+   */
+  private async checkPlans(id: string, changes: UpdateSellerDto): Promise<{ ratePlanId?: string | null; splitPlanId?: string | null }> {
+    if (changes.rate_plan === undefined && changes.split_plan === undefined) return {};
+    const current = await this.sellers.findSeller(id);
+    const ratePlanId = changes.rate_plan !== undefined ? changes.rate_plan : (current?.ratePlanId ?? null);
+    const splitPlanId = changes.split_plan !== undefined ? changes.split_plan : (current?.splitPlanId ?? null);
+    if (changes.rate_plan && !(await this.plans.findRatePlan(changes.rate_plan))) {
+      throw new BadRequestError('rate_plan_not_found', 'The rate plan does not exist.');
+    }
+    if (splitPlanId) {
+      const splitPlan = await this.plans.findSplitPlan(splitPlanId);
+      if (!splitPlan) throw new BadRequestError('split_plan_not_found', 'The split plan does not exist.');
+      if (splitPlan.ratePlanId !== ratePlanId) {
+        throw new BadRequestError(
+          'split_plan_rate_plan_mismatch',
+          `The split plan distributes rate plan ${splitPlan.ratePlanId}; set rate_plan to it, or choose a split plan of the seller's rate plan.`,
+        );
+      }
+    }
+    return {
+      ...(changes.rate_plan !== undefined ? { ratePlanId } : {}),
+      ...(changes.split_plan !== undefined ? { splitPlanId } : {}),
+    };
   }
 
   /** Whether the seller exists and a user's permissions there (authorization reads this). */

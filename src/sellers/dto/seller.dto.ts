@@ -35,6 +35,16 @@ export class UpdateSellerDto {
   @MaxLength(254)
   email?: string;
 
+  @ApiPropertyOptional({ format: 'uuid', nullable: true, description: 'The rate plan that prices this seller\'s payments.' })
+  @IsOptional()
+  @IsUUID('all', { message: 'must be a UUID' })
+  rate_plan?: string | null;
+
+  @ApiPropertyOptional({ format: 'uuid', nullable: true, description: 'A split plan of the seller\'s rate plan.' })
+  @IsOptional()
+  @IsUUID('all', { message: 'must be a UUID' })
+  split_plan?: string | null;
+
   @ApiPropertyOptional({ format: 'uuid', nullable: true, description: 'Unified account receiving `Programador` shares.' })
   @IsOptional()
   @IsUUID('all', { message: 'must be a UUID' })
@@ -57,6 +67,8 @@ export class SellerResponseDto {
   @ApiProperty({ example: '11222333000181' }) document: string;
   @ApiProperty({ enum: ['cpf', 'cnpj'] }) document_type: 'cpf' | 'cnpj';
   @ApiProperty() email: string;
+  @ApiProperty({ format: 'uuid', nullable: true, type: 'string' }) rate_plan: string | null;
+  @ApiProperty({ format: 'uuid', nullable: true, type: 'string' }) split_plan: string | null;
   @ApiProperty({ format: 'uuid', nullable: true, type: 'string' }) developer_account: string | null;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string', format: 'uuid' } })
   split_participants: Record<string, string>;
@@ -70,6 +82,8 @@ export class SellerResponseDto {
       document: seller.document,
       document_type: seller.document.length === 11 ? 'cpf' : 'cnpj',
       email: seller.email,
+      rate_plan: seller.ratePlanId,
+      split_plan: seller.splitPlanId,
       developer_account: seller.developerAccount,
       split_participants: seller.splitParticipants,
       created_at: seller.createdAt.toISOString(),

@@ -19,6 +19,13 @@ export class Seller {
   @Column('text')
   email: string;
 
+  @Column('uuid', { name: 'rate_plan_id', nullable: true })
+  ratePlanId: string | null;
+
+  /** Applied on top of the rate plan; its rate plan is the seller's. */
+  @Column('uuid', { name: 'split_plan_id', nullable: true })
+  splitPlanId: string | null;
+
   /** Unified account that receives the `Programador` shares. */
   @Column('uuid', { name: 'developer_account', nullable: true })
   developerAccount: string | null;

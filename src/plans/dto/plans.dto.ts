@@ -1,0 +1,154 @@
+import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Allow, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import { MoneyField } from '../../common/money/money.decorators';
+import { PageQueryDto } from '../../common/pagination/pagination';
+import { ResolutionView } from '../../split/split.service';
+import { ENTRY_MODES, EntryMode, MAX_CREDIT_INSTALLMENTS, PAYMENT_TYPES, PaymentType } from '../../split/table';
+import type { RatePlan } from '../entities/rate-plan.entity';
+import type { SplitPlan } from '../entities/split-plan.entity';
+
+const MAX_DOCUMENT_LENGTH = 256 * 1024;
+
+export class PlanSearchQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ description: 'Only plans whose name contains this text (case-insensitive).' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  search?: string;
+}
+
+const FEES_EXAMPLE = {
+  credit1: { Visa: { percentage: '2.99', fixed: '0.50' }, 'Todas as bandeiras %': { percentage: '3.19', fixed: '0.50' } },
+  debit1: { Visa: { percentage: '1.49', fixed: '0.00' }, PIX: { percentage: '0.99', fixed: '0.00' }, Boleto: { percentage: '0', fixed: '3.49' } },
+};
+
+export class RatePlanResponseDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() name: string;
+  @ApiProperty() description: string;
+  @ApiProperty({ description: 'Identifier in the central fee service.' }) external_id: string;
+  @ApiProperty() active: boolean;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: FEES_EXAMPLE,
+    description: 'Fee table: "credit1".."credit21" / "debit1" → brand (or "Todas as bandeiras %") → {percentage, fixed}.',
+  })
+  fees: Record<string, unknown>;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
+
+  static of(plan: RatePlan): RatePlanResponseDto {
+    return {
+      id: plan.id,
+      name: plan.name,
+      description: plan.description,
+      external_id: plan.externalId,
+      active: plan.active,
+      fees: plan.fees,
+      created_at: plan.createdAt.toISOString(),
+      updated_at: plan.updatedAt.toISOString(),
+    };
+  }
+}
+
+const SPLIT_EXAMPLE = `{"credit1": {"Visa": {"Programador": 0.5, "Master": 1.0, "Agente": "0.75"}, "Todas as bandeiras %": {"Master": 1.2}}, "debit1": {"PIX": {"Master": 0.2}}}`;
+
+export class CreateSplitPlanDto {
+  @ApiProperty({ example: 'Parceiros 2026', description: 'Display name.' })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name: string;
+
+  @ApiProperty({ format: 'uuid', description: 'The rate plan whose cells this plan distributes.' })
+  @IsUUID('all', { message: 'must be the UUID of a rate plan' })
+  rate_plan: string;
+
+  @ApiProperty({ example: SPLIT_EXAMPLE, description: 'Split table for card-present payments, as a JSON string (single quotes accepted).' })
+  @IsString()
+  @MaxLength(MAX_DOCUMENT_LENGTH)
+  split_details: string;
+
+  @ApiProperty({ example: SPLIT_EXAMPLE, description: 'Split table for online / keyed payments, same format.' })
+  @IsString()
+  @MaxLength(MAX_DOCUMENT_LENGTH)
+  split_details_online: string;
+
+  /** Not accepted as input (spec 2.3): a value sent is ignored and the plan stores true. */
+  @ApiHideProperty()
+  @Allow()
+  automatic_developer_fee?: unknown;
+}
+
+export class SplitPlanResponseDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ format: 'uuid' }) rate_plan: string;
+  @ApiProperty({ description: 'As stored: the input with single quotes replaced by double quotes.' }) split_details: string;
+  @ApiProperty() split_details_online: string;
+  @ApiProperty({ description: 'Always true.' }) automatic_developer_fee: boolean;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+
+  static of(plan: SplitPlan): SplitPlanResponseDto {
+    return {
+      id: plan.id,
+      name: plan.name,
+      rate_plan: plan.ratePlanId,
+      split_details: plan.splitDetails,
+      split_details_online: plan.splitDetailsOnline,
+      automatic_developer_fee: plan.automaticDeveloperFee,
+      created_at: plan.createdAt.toISOString(),
+    };
+  }
+}
+
+export class SimulateSplitDto {
+  @MoneyField()
+  amount: string;
+
+  @ApiProperty({ enum: PAYMENT_TYPES })
+  @IsIn(PAYMENT_TYPES, { message: `must be one of ${PAYMENT_TYPES.join(', ')}` })
+  payment_type: PaymentType;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_CREDIT_INSTALLMENTS, default: 1 })
+  @IsOptional()
+  @IsInt({ message: `must be an integer from 1 to ${MAX_CREDIT_INSTALLMENTS}` })
+  @Min(1, { message: `must be an integer from 1 to ${MAX_CREDIT_INSTALLMENTS}` })
+  @Max(MAX_CREDIT_INSTALLMENTS, { message: `must be an integer from 1 to ${MAX_CREDIT_INSTALLMENTS}` })
+  installments?: number;
+
+  @ApiPropertyOptional({ example: 'Visa', description: 'Required for credit and debit.' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(60)
+  card_brand?: string;
+
+  @ApiPropertyOptional({ enum: ENTRY_MODES, default: 'online' })
+  @IsOptional()
+  @IsIn(ENTRY_MODES, { message: `must be one of ${ENTRY_MODES.join(', ')}` })
+  entry_mode?: EntryMode;
+}
+
+class FeeViewDto {
+  @ApiProperty({ example: '2.99' }) percentage: string;
+  @ApiProperty({ example: '0.50' }) fixed: string;
+  @ApiProperty({ example: '3.49' }) amount: string;
+}
+
+class ShareViewDto {
+  @ApiProperty({ example: 'Master' }) label: string;
+  @ApiProperty({ enum: ['developer', 'participant'] }) role: 'developer' | 'participant';
+  @ApiProperty({ example: '1' }) percentage: string;
+  @ApiProperty({ example: '1.00' }) amount: string;
+  @ApiProperty({ format: 'uuid', nullable: true, type: 'string' }) recipient: string | null;
+}
+
+export class ResolutionResponseDto implements ResolutionView {
+  @ApiProperty({ type: FeeViewDto }) fee: FeeViewDto;
+  @ApiProperty({ type: [ShareViewDto] }) shares: ShareViewDto[];
+  @ApiProperty({ example: '0.50' }) developer_amount: string;
+  @ApiProperty({ example: '1.75' }) participants_amount: string;
+  @ApiProperty({ example: '94.26' }) seller_net: string;
+}

@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { applyKeyset, PageRequest } from '../common/pagination/pagination';
+import { RatePlan } from './entities/rate-plan.entity';
+import { SplitPlan } from './entities/split-plan.entity';
+
+export interface RatePlanImport {
+  external_id: string;
+  name: string;
+  description: string;
+  active: boolean;
+  fees: Record<string, unknown>;
+}
+
+@Injectable()
+export class PlansRepository {
+  constructor(
+    @InjectRepository(RatePlan) private readonly ratePlans: Repository<RatePlan>,
+    @InjectRepository(SplitPlan) private readonly splitPlans: Repository<SplitPlan>,
+  ) {}
+
+  findRatePlan(id: string): Promise<RatePlan | null> {
+    return this.ratePlans.findOneBy({ id });
+  }
+
+  listRatePlans(page: PageRequest, search?: string): Promise<RatePlan[]> {
+    const query = this.ratePlans.createQueryBuilder('r');
+    if (search) query.where(`r.name ILIKE :search ESCAPE '\\'`, { search: containing(search) });
+    return applyKeyset(query, 'r.seq', page).getMany();
+  }
+
+  /**
+   * Upserts one imported rate plan by external_id; an unchanged plan is not written.
+   * Answers what happened to it.
+   */
+  async upsertRatePlan(manager: EntityManager, plan: RatePlanImport): Promise<'created' | 'updated' | 'unchanged'> {
+    const rows: Array<{ created: boolean }> = await manager.query(
+      `INSERT INTO rate_plans (external_id, name, description, active, fees) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (external_id) DO UPDATE
+         SET name = EXCLUDED.name, description = EXCLUDED.description, active = EXCLUDED.active,
+             fees = EXCLUDED.fees, updated_at = now()
+         WHERE (rate_plans.name, rate_plans.description, rate_plans.active, rate_plans.fees)
+               IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.description, EXCLUDED.active, EXCLUDED.fees)
+       RETURNING (xmax = 0) AS created`,
+      [plan.external_id, plan.name, plan.description, plan.active, JSON.stringify(plan.fees)],
+    );
+    if (rows.length === 0) return 'unchanged';
+    return rows[0].created ? 'created' : 'updated';
+  }
+
+  createSplitPlan(input: Pick<SplitPlan, 'name' | 'ratePlanId' | 'splitDetails' | 'splitDetailsOnline'>): Promise<SplitPlan> {
+    return this.splitPlans.save(this.splitPlans.create({ ...input, automaticDeveloperFee: true }));
+  }
+
+  findSplitPlan(id: string): Promise<SplitPlan | null> {
+    return this.splitPlans.findOneBy({ id });
+  }
+
+  listSplitPlans(page: PageRequest, search?: string): Promise<SplitPlan[]> {
+    const query = this.splitPlans.createQueryBuilder('p');
+    if (search) query.where(`p.name ILIKE :search ESCAPE '\\'`, { search: containing(search) });
+    return applyKeyset(query, 'p.seq', page).getMany();
+  }
+}
+
+/** An ILIKE pattern matching names that contain `text` literally. */
+function containing(text: string): string {
+  return `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+}

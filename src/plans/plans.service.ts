@@ -1,0 +1,97 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { BadRequestError, FieldErrors, NotFoundError, ValidationError } from '../common/errors/api-error';
+import { checkMoney } from '../common/money/money';
+import { Page, PageRequest, toPage } from '../common/pagination/pagination';
+import { SplitService } from '../split/split.service';
+import { parseSplitDocument } from '../split/split-table';
+import { CreateSplitPlanDto, RatePlanResponseDto, ResolutionResponseDto, SimulateSplitDto, SplitPlanResponseDto } from './dto/plans.dto';
+import type { RatePlan } from './entities/rate-plan.entity';
+import type { SplitPlan } from './entities/split-plan.entity';
+import { PlansRepository } from './plans.repository';
+
+/** Rate plans (read-only here) and split plans (create, read, simulate). */
+@Injectable()
+export class PlansService {
+  constructor(
+    @Inject(PlansRepository) private readonly plans: PlansRepository,
+    @Inject(SplitService) private readonly split: SplitService,
+  ) {}
+
+  async listRatePlans(page: PageRequest, search?: string): Promise<Page<RatePlanResponseDto>> {
+    return toPage(await this.plans.listRatePlans(page, search), page, (p) => p.seq, RatePlanResponseDto.of);
+  }
+
+  async getRatePlan(id: string): Promise<RatePlanResponseDto> {
+    return RatePlanResponseDto.of(await this.ratePlan(id));
+  }
+
+  async ratePlan(id: string): Promise<RatePlan> {
+    const plan = await this.plans.findRatePlan(id);
+    if (!plan) throw new NotFoundError('Rate plan not found.', 'rate_plan_not_found');
+    return plan;
+  }
+
+  findRatePlan(id: string): Promise<RatePlan | null> {
+    return this.plans.findRatePlan(id);
+  }
+
+  findSplitPlan(id: string): Promise<SplitPlan | null> {
+    return this.plans.findSplitPlan(id);
+  }
+
+  async splitPlan(id: string): Promise<SplitPlan> {
+    const plan = await this.plans.findSplitPlan(id);
+    if (!plan) throw new NotFoundError('Split plan not found.', 'split_plan_not_found');
+    return plan;
+  }
+
+  async createSplitPlan(input: CreateSplitPlanDto): Promise<SplitPlanResponseDto> {
+    const errors: FieldErrors = {};
+    const cardPresent = parseSplitDocument(input.split_details, 'split_details', errors);
+    const online = parseSplitDocument(input.split_details_online, 'split_details_online', errors);
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+    if (!(await this.plans.findRatePlan(input.rate_plan))) {
+      throw new BadRequestError('rate_plan_not_found', 'The rate plan does not exist.');
+    }
+    const plan = await this.plans.createSplitPlan({
+      name: input.name.trim(),
+      ratePlanId: input.rate_plan,
+      splitDetails: cardPresent.normalized,
+      splitDetailsOnline: online.normalized,
+    });
+    return SplitPlanResponseDto.of(plan);
+  }
+
+  async listSplitPlans(page: PageRequest, search?: string): Promise<Page<SplitPlanResponseDto>> {
+    return toPage(await this.plans.listSplitPlans(page, search), page, (p) => p.seq, SplitPlanResponseDto.of);
+  }
+
+  async getSplitPlan(id: string): Promise<SplitPlanResponseDto> {
+    return SplitPlanResponseDto.of(await this.splitPlan(id));
+  }
+
+  /** What a payment would resolve to under this split plan and its rate plan (no recipients). */
+  async simulate(id: string, input: SimulateSplitDto): Promise<ResolutionResponseDto> {
+    const splitPlan = await this.splitPlan(id);
+    const ratePlan = await this.ratePlan(splitPlan.ratePlanId);
+    const amount = checkMoney(input.amount);
+    if (!amount.ok) throw ValidationError.of('amount', amount.message);
+    const card = input.payment_type === 'credit' || input.payment_type === 'debit';
+    if (card && !input.card_brand) throw ValidationError.of('card_brand', 'is required for credit and debit');
+    if (input.payment_type !== 'credit' && (input.installments ?? 1) !== 1) {
+      throw ValidationError.of('installments', `must be 1 for ${input.payment_type}`);
+    }
+    const resolution = this.split.resolve(
+      {
+        amount: amount.value,
+        paymentType: input.payment_type,
+        installments: input.installments ?? 1,
+        brand: input.card_brand ?? null,
+        entryMode: input.entry_mode ?? 'online',
+      },
+      ratePlan,
+      splitPlan,
+    );
+    return SplitService.view(resolution);
+  }
+}
