@@ -91,12 +91,12 @@ function readJsonFile(file: string): unknown {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new Error(`Cannot read ${file}: ${(error as Error).message}`);
+    throw new Error(`Cannot read ${file}: ${(error as Error).message}`, { cause: error });
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new Error(`${file} is not valid JSON: ${(error as Error).message}`);
+    throw new Error(`${file} is not valid JSON: ${(error as Error).message}`, { cause: error });
   }
 }
 
