@@ -1,0 +1,28 @@
+import { splitBenchmark } from './split.bench';
+
+/**
+ * `npm run bench -- [name ...]`: runs the named benchmarks (all without a name). Each prints
+ * figures measured side by side in one run, and their ratio: absolute numbers on a shared
+ * machine mean little.
+ */
+const BENCHMARKS: Record<string, () => Promise<void>> = {
+  split: splitBenchmark,
+};
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((name) => !BENCHMARKS[name]);
+  if (unknown.length > 0) {
+    console.error(`Unknown benchmark(s): ${unknown.join(', ')}. Available: ${Object.keys(BENCHMARKS).join(', ')}`);
+    process.exit(2);
+  }
+  for (const name of wanted.length > 0 ? wanted : Object.keys(BENCHMARKS)) {
+    console.log(`\n=== ${name}`);
+    await BENCHMARKS[name]();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
