@@ -1,6 +1,7 @@
 import { Foundation1763700000000 } from './1763700000000-foundation';
 import { IdentityAndAccess1763700100000 } from './1763700100000-identity-and-access';
 import { Plans1763700200000 } from './1763700200000-plans';
+import { Transactions1763700300000 } from './1763700300000-transactions';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
-export const migrations = [Foundation1763700000000, IdentityAndAccess1763700100000, Plans1763700200000];
+export const migrations = [Foundation1763700000000, IdentityAndAccess1763700100000, Plans1763700200000, Transactions1763700300000];

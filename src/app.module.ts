@@ -11,6 +11,7 @@ import { HttpMetrics } from './metrics/http-metrics';
 import { MetricsController } from './metrics/metrics.controller';
 import { PlansModule } from './plans/plans.module';
 import { SellersModule } from './sellers/sellers.module';
+import { TransactionsModule } from './transactions/transactions.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -47,6 +48,7 @@ export class AppModule {
         SellersModule,
         ApiKeysModule,
         PlansModule,
+        TransactionsModule.register(options.config),
         HealthModule,
         ...(options.imports ?? []),
       ],

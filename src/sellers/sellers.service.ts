@@ -10,6 +10,7 @@ import { PlansService } from '../plans/plans.service';
 import { normaliseDocument } from './document';
 import { CreateSellerDto, SellerResponseDto, UpdateSellerDto } from './dto/seller.dto';
 import { SubaccountResponseDto } from './dto/subaccount.dto';
+import { Seller } from './entities/seller.entity';
 import { SellerAccess, SellersRepository } from './sellers.repository';
 
 const MAX_PARTICIPANTS = 50;
@@ -44,9 +45,19 @@ export class SellersService {
   }
 
   async get(id: string): Promise<SellerResponseDto> {
+    return SellerResponseDto.of(await this.find(id));
+  }
+
+  /** The seller record, as payments need it (plans, developer account, split participants). */
+  async find(id: string): Promise<Seller> {
     const seller = await this.sellers.findSeller(id);
     if (!seller) throw new NotFoundError('Seller not found.', 'seller_not_found');
-    return SellerResponseDto.of(seller);
+    return seller;
+  }
+
+  /** The ids among `ids` that name no unified account (seller or sub-account). */
+  unknownAccounts(ids: string[]): Promise<string[]> {
+    return this.sellers.unknownAccounts(ids);
   }
 
   async update(id: string, changes: UpdateSellerDto): Promise<SellerResponseDto> {

@@ -36,7 +36,7 @@ export async function recordEvent(
   manager: EntityManager,
   type: EventType,
   sellerId: string | null,
-  data: Record<string, unknown>,
+  data: object,
 ): Promise<RecordedEvent> {
   if (!manager.queryRunner?.isTransactionActive) {
     throw new Error(`recordEvent(${type}) must run inside the database transaction of the change it records`);

@@ -39,7 +39,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       path: normalisePath(request.url),
       key,
     };
-    const hash = IdempotencyService.hashBody(request.body);
+    const hash = this.store.hashBody(request.body);
 
     return from(this.store.begin(id, hash)).pipe(
       mergeMap((begun) => {

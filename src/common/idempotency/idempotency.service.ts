@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../../config/config';
 import { ConflictError, UnprocessableError } from '../errors/api-error';
 import { stableStringify } from './stable-json';
 
@@ -27,10 +28,21 @@ export type BeginResult =
  */
 @Injectable()
 export class IdempotencyService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  private readonly hashKey: Buffer;
 
-  static hashBody(body: unknown): string {
-    return createHash('sha256').update(stableStringify(body)).digest('hex');
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.hashKey = createHash('sha256').update(`idempotency:${config.jwtSecret}`).digest();
+  }
+
+  /**
+   * A keyed hash of the request body. Bodies may hold card numbers, so the stored hash is
+   * an HMAC under a server secret, not a plain digest that could be brute-forced.
+   */
+  hashBody(body: unknown): string {
+    return createHmac('sha256', this.hashKey).update(stableStringify(body)).digest('hex');
   }
 
   async begin(id: IdempotencyScope, requestHash: string): Promise<BeginResult> {

@@ -1,0 +1,323 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { MoneyField } from '../../common/money/money.decorators';
+import { PageQueryDto } from '../../common/pagination/pagination';
+import { ENTRY_MODES, EntryMode, MAX_CREDIT_INSTALLMENTS, PAYMENT_TYPES, PaymentType } from '../../split/table';
+import { formatMoney, formatPercentage } from '../../common/money/money';
+import type { SplitRule } from '../entities/split-rule.entity';
+import type { Transaction, TransactionStatus } from '../entities/transaction.entity';
+
+export const TRANSACTION_STATUSES: TransactionStatus[] = ['pending', 'approved', 'declined', 'voided'];
+
+export class CardDto {
+  @ApiProperty({ example: '4111111111111111', description: 'Digits only; Luhn-checked. Never stored.' })
+  @IsString()
+  @Matches(/^\d{12,19}$/, { message: 'must be 12 to 19 digits' })
+  number: string;
+
+  @ApiProperty({ example: 'ANA SOUZA' })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  holder_name: string;
+
+  @ApiProperty({ example: 12, minimum: 1, maximum: 12 })
+  @IsInt({ message: 'must be a month from 1 to 12' })
+  @Min(1, { message: 'must be a month from 1 to 12' })
+  @Max(12, { message: 'must be a month from 1 to 12' })
+  exp_month: number;
+
+  @ApiProperty({ example: 2030 })
+  @IsInt({ message: 'must be a four-digit year' })
+  @Min(2000, { message: 'must be a four-digit year' })
+  @Max(2100, { message: 'must be a four-digit year' })
+  exp_year: number;
+
+  @ApiProperty({ example: '123', description: '3 or 4 digits. Never stored.' })
+  @IsString()
+  @Matches(/^\d{3,4}$/, { message: 'must be 3 or 4 digits' })
+  cvv: string;
+}
+
+export class CustomerDto {
+  @ApiPropertyOptional({ example: 'Ana Souza' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name?: string;
+
+  @ApiPropertyOptional({ example: 'ana@example.com' })
+  @IsOptional()
+  @IsEmail({}, { message: 'must be an e-mail address' })
+  @MaxLength(254)
+  email?: string;
+
+  @ApiPropertyOptional({ example: '52998224725', description: 'CPF or CNPJ.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(30)
+  document?: string;
+}
+
+export class CreateTransactionDto {
+  @MoneyField()
+  amount: string;
+
+  @ApiProperty({ enum: PAYMENT_TYPES })
+  @IsIn(PAYMENT_TYPES, { message: `must be one of ${PAYMENT_TYPES.join(', ')}` })
+  payment_type: PaymentType;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_CREDIT_INSTALLMENTS, default: 1 })
+  @IsOptional()
+  @IsInt({ message: `must be an integer from 1 to ${MAX_CREDIT_INSTALLMENTS}` })
+  @Min(1, { message: `must be an integer from 1 to ${MAX_CREDIT_INSTALLMENTS}` })
+  @Max(MAX_CREDIT_INSTALLMENTS, { message: `must be an integer from 1 to ${MAX_CREDIT_INSTALLMENTS}` })
+  installments?: number;
+
+  @ApiPropertyOptional({ enum: ENTRY_MODES, default: 'online' })
+  @IsOptional()
+  @IsIn(ENTRY_MODES, { message: `must be one of ${ENTRY_MODES.join(', ')}` })
+  entry_mode?: EntryMode;
+
+  @ApiPropertyOptional({ type: CardDto, description: 'Required for credit and debit; refused for pix and boleto.' })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => CardDto)
+  card?: CardDto;
+
+  @ApiPropertyOptional({ example: 'Pedido 1234' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  description?: string;
+
+  @ApiPropertyOptional({ example: 'order-1234', description: "The seller's own reference." })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  reference?: string;
+
+  @ApiPropertyOptional({ type: CustomerDto, description: 'Boleto needs name and document.' })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => CustomerDto)
+  customer?: CustomerDto;
+}
+
+export class TransactionListQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: TRANSACTION_STATUSES })
+  @IsOptional()
+  @IsIn(TRANSACTION_STATUSES, { message: `must be one of ${TRANSACTION_STATUSES.join(', ')}` })
+  status?: TransactionStatus;
+
+  @ApiPropertyOptional({ enum: PAYMENT_TYPES })
+  @IsOptional()
+  @IsIn(PAYMENT_TYPES, { message: `must be one of ${PAYMENT_TYPES.join(', ')}` })
+  payment_type?: PaymentType;
+
+  @ApiPropertyOptional({ example: 'Visa' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(60)
+  card_brand?: string;
+
+  @ApiPropertyOptional({ enum: ENTRY_MODES })
+  @IsOptional()
+  @IsIn(ENTRY_MODES, { message: `must be one of ${ENTRY_MODES.join(', ')}` })
+  entry_mode?: EntryMode;
+
+  @ApiPropertyOptional({ example: 'api', description: 'api, event_checkout, subscription or seed.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(40)
+  source?: string;
+
+  @ApiPropertyOptional({ format: 'date-time' })
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 date-time' })
+  created_after?: string;
+
+  @ApiPropertyOptional({ format: 'date-time' })
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 date-time' })
+  created_before?: string;
+
+  @MoneyField({ allowZero: true, required: false, description: 'Smallest amount, inclusive.' })
+  @IsOptional()
+  amount_min?: string;
+
+  @MoneyField({ allowZero: true, required: false, description: 'Largest amount, inclusive.' })
+  @IsOptional()
+  amount_max?: string;
+}
+
+export class VoidTransactionDto {
+  @ApiPropertyOptional({ example: 'Customer cancelled the order' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  reason?: string;
+}
+
+export class CreateSplitRuleDto {
+  @ApiProperty({ format: 'uuid', description: 'A unified account (seller or sub-account).' })
+  @IsUUID('all', { message: 'must be the UUID of a unified account' })
+  recipient: string;
+
+  @ApiProperty({ example: '10.00', description: 'Money ("10.00") for fixed; a percentage of the amount ("12.5") for percentage.' })
+  @IsString()
+  @MaxLength(20)
+  amount: string;
+
+  @ApiProperty({ enum: ['fixed', 'percentage'] })
+  @IsIn(['fixed', 'percentage'], { message: 'must be fixed or percentage' })
+  amount_type: 'fixed' | 'percentage';
+}
+
+// ---- responses
+
+class FeesViewDto {
+  @ApiProperty({ example: '2.99' }) percentage: string;
+  @ApiProperty({ example: '0.50' }) fixed: string;
+  @ApiProperty({ example: '3.49' }) amount: string;
+}
+
+class ShareViewDto {
+  @ApiProperty() label: string;
+  @ApiProperty({ enum: ['developer', 'participant'] }) role: 'developer' | 'participant';
+  @ApiProperty({ example: '1' }) percentage: string;
+  @ApiProperty({ example: '1.00' }) amount: string;
+  @ApiProperty({ format: 'uuid', nullable: true, type: 'string' }) recipient: string | null;
+}
+
+class SplitViewDto {
+  @ApiProperty({ type: [ShareViewDto] }) shares: ShareViewDto[];
+  @ApiProperty({ example: '0.50' }) developer_amount: string;
+  @ApiProperty({ example: '1.75' }) participants_amount: string;
+  @ApiProperty({ example: '94.26' }) seller_net: string;
+}
+
+export class SplitRuleResponseDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) recipient: string;
+  @ApiProperty({ example: '10.00' }) amount: string;
+  @ApiProperty({ enum: ['fixed', 'percentage'] }) amount_type: 'fixed' | 'percentage';
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+}
+
+class CustomerViewDto {
+  @ApiProperty({ nullable: true, type: 'string' }) name: string | null;
+  @ApiProperty({ nullable: true, type: 'string' }) email: string | null;
+  @ApiProperty({ nullable: true, type: 'string' }) document: string | null;
+}
+
+class PixViewDto {
+  @ApiProperty({ description: 'PIX copy-and-paste code.' }) qr_code: string;
+  @ApiProperty({ format: 'date-time' }) expires_at: string;
+}
+
+class BoletoViewDto {
+  @ApiProperty({ example: '34191790010104351004791020150008291070026000' }) digitable_line: string;
+  @ApiProperty({ format: 'date' }) due_date: string;
+}
+
+export class TransactionResponseDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) seller: string;
+  @ApiProperty({ example: '150.00' }) amount: string;
+  @ApiProperty({ example: 'BRL' }) currency: string;
+  @ApiProperty({ enum: PAYMENT_TYPES }) payment_type: PaymentType;
+  @ApiProperty() installments: number;
+  @ApiProperty({ nullable: true, type: 'string', example: 'Visa' }) card_brand: string | null;
+  @ApiProperty({ nullable: true, type: 'string', example: '1111' }) card_last4: string | null;
+  @ApiProperty({ enum: ENTRY_MODES }) entry_mode: EntryMode;
+  @ApiProperty({ enum: TRANSACTION_STATUSES }) status: TransactionStatus;
+  @ApiProperty({ nullable: true, type: 'string' }) description: string | null;
+  @ApiProperty({ example: 'api' }) source: string;
+  @ApiProperty({ nullable: true, type: 'string' }) reference: string | null;
+  @ApiProperty({ type: CustomerViewDto, nullable: true }) customer: CustomerViewDto | null;
+  @ApiProperty({ type: FeesViewDto }) fees: FeesViewDto;
+  @ApiProperty({ format: 'uuid' }) rate_plan: string;
+  @ApiProperty({ format: 'uuid', nullable: true, type: 'string' }) split_plan: string | null;
+  @ApiProperty({ type: SplitViewDto }) split: SplitViewDto;
+  @ApiProperty({ type: [SplitRuleResponseDto] }) split_rules: SplitRuleResponseDto[];
+  @ApiProperty({ type: PixViewDto, nullable: true }) pix: PixViewDto | null;
+  @ApiProperty({ type: BoletoViewDto, nullable: true }) boleto: BoletoViewDto | null;
+  @ApiProperty({ nullable: true, type: 'string', example: 'card_declined' }) decline_reason: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
+  @ApiProperty({ format: 'date-time', nullable: true, type: 'string' }) approved_at: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true, type: 'string' }) voided_at: string | null;
+  @ApiProperty({ nullable: true, type: 'string' }) void_reason: string | null;
+}
+
+export function toSplitRuleView(rule: SplitRule): SplitRuleResponseDto {
+  return {
+    id: rule.id,
+    recipient: rule.recipient,
+    amount: rule.amountType === 'fixed' ? formatMoney(rule.fixedAmount!) : formatPercentage(rule.percentage!),
+    amount_type: rule.amountType,
+    created_at: rule.createdAt.toISOString(),
+  };
+}
+
+export function toTransactionView(tx: Transaction, rules: SplitRule[]): TransactionResponseDto {
+  return {
+    id: tx.id,
+    seller: tx.sellerId,
+    amount: formatMoney(tx.amount),
+    currency: tx.currency,
+    payment_type: tx.paymentType,
+    installments: tx.installments,
+    card_brand: tx.cardBrand,
+    card_last4: tx.cardLast4,
+    entry_mode: tx.entryMode,
+    status: tx.status,
+    description: tx.description,
+    source: tx.source,
+    reference: tx.reference,
+    customer: tx.customer
+      ? { name: tx.customer.name ?? null, email: tx.customer.email ?? null, document: tx.customer.document ?? null }
+      : null,
+    fees: { percentage: formatPercentage(tx.feePercentage), fixed: formatMoney(tx.feeFixed), amount: formatMoney(tx.feeAmount) },
+    rate_plan: tx.ratePlanId,
+    split_plan: tx.splitPlanId,
+    split: {
+      shares: tx.shares.map((s) => ({
+        label: s.label,
+        role: s.role,
+        percentage: formatPercentage(s.units),
+        amount: formatMoney(s.amount),
+        recipient: s.recipient,
+      })),
+      developer_amount: formatMoney(tx.developerAmount),
+      participants_amount: formatMoney(tx.participantsAmount),
+      seller_net: formatMoney(tx.sellerNet),
+    },
+    split_rules: rules.map(toSplitRuleView),
+    pix: tx.pix,
+    boleto: tx.boleto,
+    decline_reason: tx.declineReason,
+    created_at: tx.createdAt.toISOString(),
+    updated_at: tx.updatedAt.toISOString(),
+    approved_at: tx.approvedAt?.toISOString() ?? null,
+    voided_at: tx.voidedAt?.toISOString() ?? null,
+    void_reason: tx.voidReason,
+  };
+}

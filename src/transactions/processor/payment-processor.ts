@@ -1,0 +1,44 @@
+import type { Cents } from '../../common/money/money';
+import type { PaymentType } from '../../split/table';
+
+/**
+ * The port to a payment processor (acquirer / PSP). The service never keeps a card number
+ * or CVV: it hands the card to the processor and stores only brand and last 4 digits.
+ */
+export const PAYMENT_PROCESSOR = Symbol('PAYMENT_PROCESSOR');
+
+export interface CardData {
+  number: string;
+  holderName: string;
+  expMonth: number;
+  expYear: number;
+  cvv: string;
+}
+
+export interface ChargeRequest {
+  /** Our transaction id: the processor's idempotency key. */
+  transactionId: string;
+  amount: Cents;
+  paymentType: PaymentType;
+  installments: number;
+  card?: CardData;
+  description?: string | null;
+  customer?: { name?: string; email?: string; document?: string } | null;
+}
+
+export type ChargeResult =
+  | { status: 'approved'; reference: string }
+  | { status: 'declined'; reference: string; declineReason: string }
+  | {
+      status: 'pending';
+      reference: string;
+      pix?: { qr_code: string; expires_at: string };
+      boleto?: { digitable_line: string; due_date: string };
+    };
+
+export interface PaymentProcessor {
+  readonly name: string;
+  charge(request: ChargeRequest): Promise<ChargeResult>;
+  /** Cancels (card) or withdraws (pix, boleto) a charge. */
+  void(reference: string): Promise<void>;
+}

@@ -1,0 +1,25 @@
+import { Controller, HttpCode, Inject, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated, CurrentPrincipal } from '../auth/access.decorators';
+import type { Principal } from '../auth/principal';
+import { UuidParam } from '../common/validation/uuid-param';
+import { ApiErrorResponses } from '../openapi/api-error-responses.decorator';
+import { TransactionResponseDto } from './dto/transaction.dto';
+import { TransactionsService } from './transactions.service';
+
+/** Routed only with the sandbox processor: pays a pending pix or boleto charge. */
+@ApiTags('sandbox')
+@Controller('sandbox/transactions')
+export class SandboxController {
+  constructor(@Inject(TransactionsService) private readonly transactions: TransactionsService) {}
+
+  @Post(':id/confirm')
+  @HttpCode(200)
+  @Authenticated()
+  @ApiOperation({ summary: "Sandbox: confirm a pending pix or boleto payment (needs transactions.create on the transaction's seller)" })
+  @ApiOkResponse({ type: TransactionResponseDto })
+  @ApiErrorResponses(404, 409)
+  confirm(@CurrentPrincipal() principal: Principal, @UuidParam('id', 'Transaction not found.') id: string): Promise<TransactionResponseDto> {
+    return this.transactions.confirmPending(principal, id);
+  }
+}

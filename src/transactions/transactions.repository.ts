@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, In, IsNull, Repository } from 'typeorm';
+import type { Cents } from '../common/money/money';
+import { applyKeyset, PageRequest } from '../common/pagination/pagination';
+import type { EntryMode, PaymentType } from '../split/table';
+import { SplitRule } from './entities/split-rule.entity';
+import { Transaction, TransactionStatus } from './entities/transaction.entity';
+
+export interface TransactionFilters {
+  status?: TransactionStatus;
+  paymentType?: PaymentType;
+  cardBrand?: string;
+  entryMode?: EntryMode;
+  source?: string;
+  createdAfter?: Date;
+  createdBefore?: Date;
+  amountMin?: Cents;
+  amountMax?: Cents;
+}
+
+/** SQL of unified transactions and their split rules. Every read of a seller's data names the seller. */
+@Injectable()
+export class TransactionsRepository {
+  constructor(
+    @InjectRepository(Transaction) private readonly transactions: Repository<Transaction>,
+    @InjectRepository(SplitRule) private readonly rules: Repository<SplitRule>,
+  ) {}
+
+  insert(manager: EntityManager, data: Partial<Transaction>): Promise<Transaction> {
+    const repo = manager.getRepository(Transaction);
+    return repo.save(repo.create(data));
+  }
+
+  findForSeller(sellerId: string, id: string): Promise<Transaction | null> {
+    return this.transactions.findOneBy({ sellerId, id });
+  }
+
+  findById(id: string): Promise<Transaction | null> {
+    return this.transactions.findOneBy({ id });
+  }
+
+  /** Locks the transaction row for the rest of the caller's database transaction. */
+  lockForSeller(manager: EntityManager, sellerId: string, id: string): Promise<Transaction | null> {
+    return manager.getRepository(Transaction).findOne({ where: { sellerId, id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  lockById(manager: EntityManager, id: string): Promise<Transaction | null> {
+    return manager.getRepository(Transaction).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  async update(manager: EntityManager, id: string, changes: Partial<Transaction>): Promise<Transaction> {
+    const repo = manager.getRepository(Transaction);
+    await repo.update({ id }, changes);
+    return (await repo.findOneBy({ id }))!;
+  }
+
+  /** A page of the seller's transactions, newest first unless asked otherwise; one index range scan. */
+  list(sellerId: string, filters: TransactionFilters, page: PageRequest): Promise<Transaction[]> {
+    const q = this.transactions.createQueryBuilder('t').where('t.seller_id = :sellerId', { sellerId });
+    if (filters.status) q.andWhere('t.status = :status', { status: filters.status });
+    if (filters.paymentType) q.andWhere('t.payment_type = :paymentType', { paymentType: filters.paymentType });
+    if (filters.cardBrand) q.andWhere('t.card_brand = :cardBrand', { cardBrand: filters.cardBrand });
+    if (filters.entryMode) q.andWhere('t.entry_mode = :entryMode', { entryMode: filters.entryMode });
+    if (filters.source) q.andWhere('t.source = :source', { source: filters.source });
+    if (filters.createdAfter) q.andWhere('t.created_at >= :createdAfter', { createdAfter: filters.createdAfter });
+    if (filters.createdBefore) q.andWhere('t.created_at < :createdBefore', { createdBefore: filters.createdBefore });
+    if (filters.amountMin !== undefined) q.andWhere('t.amount >= :amountMin', { amountMin: filters.amountMin });
+    if (filters.amountMax !== undefined) q.andWhere('t.amount <= :amountMax', { amountMax: filters.amountMax });
+    return applyKeyset(q, 't.seq', page).getMany();
+  }
+
+  // ---- split rules
+
+  /** Active rules of these transactions, oldest first, grouped by transaction id. */
+  async activeRules(transactionIds: string[], manager?: EntityManager): Promise<Map<string, SplitRule[]>> {
+    const grouped = new Map<string, SplitRule[]>(transactionIds.map((id) => [id, []]));
+    if (transactionIds.length === 0) return grouped;
+    const rows = await (manager?.getRepository(SplitRule) ?? this.rules).find({
+      where: { transactionId: In(transactionIds), deletedAt: IsNull() },
+      order: { seq: 'ASC' },
+    });
+    for (const rule of rows) grouped.get(rule.transactionId)!.push(rule);
+    return grouped;
+  }
+
+  insertRule(manager: EntityManager, data: Partial<SplitRule>): Promise<SplitRule> {
+    const repo = manager.getRepository(SplitRule);
+    return repo.save(repo.create(data));
+  }
+
+  /** Marks a rule removed; false when the transaction has no such active rule. */
+  async removeRule(manager: EntityManager, transactionId: string, ruleId: string): Promise<boolean> {
+    const result = await manager
+      .getRepository(SplitRule)
+      .update({ id: ruleId, transactionId, deletedAt: IsNull() }, { deletedAt: new Date() });
+    return (result.affected ?? 0) > 0;
+  }
+}

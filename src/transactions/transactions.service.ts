@@ -1,0 +1,282 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import { AuthorizationService } from '../auth/authorization.service';
+import type { Principal } from '../auth/principal';
+import { BadRequestError, ConflictError, FieldErrors, NotFoundError, ValidationError } from '../common/errors/api-error';
+import { checkMoney, checkPercentage, Cents, percentOf } from '../common/money/money';
+import { Page, PageRequest, toPage } from '../common/pagination/pagination';
+import { PlansService } from '../plans/plans.service';
+import { normaliseDocument } from '../sellers/document';
+import { SellersService } from '../sellers/sellers.service';
+import { SplitService } from '../split/split.service';
+import { recordEvent } from '../webhooks/outbox';
+import {
+  CreateSplitRuleDto,
+  CreateTransactionDto,
+  SplitRuleResponseDto,
+  toSplitRuleView,
+  toTransactionView,
+  TransactionListQueryDto,
+  TransactionResponseDto,
+} from './dto/transaction.dto';
+import type { Transaction } from './entities/transaction.entity';
+import { detectBrand, passesLuhn } from './processor/card';
+import { CardData, PAYMENT_PROCESSOR, PaymentProcessor } from './processor/payment-processor';
+import { TransactionFilters, TransactionsRepository } from './transactions.repository';
+
+export type TransactionSource = 'api' | 'event_checkout' | 'subscription' | 'seed';
+
+/**
+ * Unified transactions: charge through the processor port with the fee and split resolved
+ * once and stored, read, void, and split rules. Each change is written with its outbox
+ * events in one database transaction.
+ */
+@Injectable()
+export class TransactionsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(TransactionsRepository) private readonly transactions: TransactionsRepository,
+    @Inject(SellersService) private readonly sellers: SellersService,
+    @Inject(PlansService) private readonly plans: PlansService,
+    @Inject(SplitService) private readonly split: SplitService,
+    @Inject(PAYMENT_PROCESSOR) private readonly processor: PaymentProcessor,
+    @Inject(AuthorizationService) private readonly authorization: AuthorizationService,
+  ) {}
+
+  async create(sellerId: string, input: CreateTransactionDto, source: TransactionSource = 'api'): Promise<TransactionResponseDto> {
+    const payment = this.checkPayment(input);
+    const seller = await this.sellers.find(sellerId);
+    if (!seller.ratePlanId) {
+      throw new BadRequestError('seller_has_no_rate_plan', 'The seller has no rate plan, so it cannot take payments yet.');
+    }
+    const ratePlan = await this.plans.ratePlan(seller.ratePlanId);
+    if (!ratePlan.active) throw new BadRequestError('rate_plan_inactive', "The seller's rate plan is inactive.");
+    const splitPlan = seller.splitPlanId ? await this.plans.splitPlan(seller.splitPlanId) : null;
+    const resolution = this.split.resolve(
+      { amount: payment.amount, paymentType: input.payment_type, installments: payment.installments, brand: payment.brand, entryMode: payment.entryMode },
+      ratePlan,
+      splitPlan,
+      { developerAccount: seller.developerAccount, participants: seller.splitParticipants },
+    );
+
+    const id = randomUUID();
+    const charge = await this.processor.charge({
+      transactionId: id,
+      amount: payment.amount,
+      paymentType: input.payment_type,
+      installments: payment.installments,
+      card: payment.card,
+      description: input.description ?? null,
+      customer: input.customer ?? null,
+    });
+
+    return this.dataSource.transaction(async (manager) => {
+      const tx = await this.transactions.insert(manager, {
+        id,
+        sellerId,
+        amount: payment.amount,
+        currency: 'BRL',
+        paymentType: input.payment_type,
+        installments: payment.installments,
+        cardBrand: payment.brand,
+        cardLast4: payment.card ? payment.card.number.slice(-4) : null,
+        entryMode: payment.entryMode,
+        status: charge.status,
+        description: input.description ?? null,
+        source,
+        reference: input.reference ?? null,
+        customer: input.customer ? { ...input.customer } : null,
+        ratePlanId: ratePlan.id,
+        splitPlanId: splitPlan?.id ?? null,
+        feePercentage: resolution.fee.units,
+        feeFixed: resolution.fee.fixed,
+        feeAmount: resolution.fee.amount,
+        shares: resolution.shares,
+        developerAmount: resolution.developerAmount,
+        participantsAmount: resolution.participantsAmount,
+        sellerNet: resolution.sellerNet,
+        processor: this.processor.name,
+        processorReference: charge.reference,
+        declineReason: charge.status === 'declined' ? charge.declineReason : null,
+        pix: charge.status === 'pending' ? (charge.pix ?? null) : null,
+        boleto: charge.status === 'pending' ? (charge.boleto ?? null) : null,
+        approvedAt: charge.status === 'approved' ? new Date() : null,
+      });
+      const view = toTransactionView(tx, []);
+      await recordEvent(manager, 'transaction.created', sellerId, view);
+      if (charge.status === 'approved') await recordEvent(manager, 'transaction.approved', sellerId, view);
+      if (charge.status === 'declined') await recordEvent(manager, 'transaction.declined', sellerId, view);
+      return view;
+    });
+  }
+
+  async list(sellerId: string, query: TransactionListQueryDto, page: PageRequest): Promise<Page<TransactionResponseDto>> {
+    const rows = await this.transactions.list(sellerId, filtersOf(query), page);
+    const rules = await this.transactions.activeRules(rows.map((t) => t.id));
+    return toPage(rows, page, (t) => t.seq, (t) => toTransactionView(t, rules.get(t.id) ?? []));
+  }
+
+  async get(sellerId: string, id: string): Promise<TransactionResponseDto> {
+    const tx = await this.transactions.findForSeller(sellerId, id);
+    if (!tx) throw transactionNotFound();
+    const rules = await this.transactions.activeRules([id]);
+    return toTransactionView(tx, rules.get(id) ?? []);
+  }
+
+  /** Reverses an approved or pending transaction; exactly one of concurrent voids succeeds. */
+  async void(sellerId: string, id: string, reason?: string): Promise<TransactionResponseDto> {
+    return this.dataSource.transaction(async (manager) => {
+      const tx = await this.lockOrFail(manager, sellerId, id);
+      if (tx.status !== 'approved' && tx.status !== 'pending') {
+        throw new ConflictError('invalid_state', `A ${tx.status} transaction cannot be voided; only approved or pending ones can.`);
+      }
+      if (tx.processorReference) await this.processor.void(tx.processorReference);
+      const voided = await this.transactions.update(manager, id, { status: 'voided', voidedAt: new Date(), voidReason: reason ?? null });
+      const rules = await this.transactions.activeRules([id], manager);
+      const view = toTransactionView(voided, rules.get(id) ?? []);
+      await recordEvent(manager, 'transaction.voided', sellerId, view);
+      return view;
+    });
+  }
+
+  /**
+   * Adds a split rule. The transaction row is locked while the rules are summed, so that
+   * concurrent additions never take more than the seller's net together.
+   */
+  async addSplitRule(sellerId: string, id: string, input: CreateSplitRuleDto): Promise<SplitRuleResponseDto> {
+    const value = input.amount_type === 'fixed' ? checkMoney(input.amount) : checkPercentage(input.amount);
+    if (!value.ok) throw ValidationError.of('amount', value.message);
+    if (value.value === 0) throw ValidationError.of('amount', 'must be greater than zero');
+    if ((await this.sellers.unknownAccounts([input.recipient])).length > 0) {
+      throw new BadRequestError('recipient_not_found', 'The recipient is not an existing unified account.');
+    }
+    return this.dataSource.transaction(async (manager) => {
+      const tx = await this.lockOrFail(manager, sellerId, id);
+      if (tx.status === 'voided' || tx.status === 'declined') {
+        throw new ConflictError('invalid_state', `A ${tx.status} transaction cannot take split rules.`);
+      }
+      const cents: Cents = input.amount_type === 'fixed' ? value.value : percentOf(tx.amount, value.value);
+      const existing = (await this.transactions.activeRules([id], manager)).get(id) ?? [];
+      const taken = existing.reduce((sum, rule) => sum + rule.amountCents, 0);
+      if (taken + cents > tx.sellerNet) {
+        throw new BadRequestError(
+          'split_exceeds_net',
+          "The split rules would exceed the seller's net amount of the transaction.",
+        );
+      }
+      const rule = await this.transactions.insertRule(manager, {
+        transactionId: id,
+        recipient: input.recipient,
+        amountType: input.amount_type,
+        fixedAmount: input.amount_type === 'fixed' ? value.value : null,
+        percentage: input.amount_type === 'percentage' ? value.value : null,
+        amountCents: cents,
+      });
+      const view = toSplitRuleView(rule);
+      await recordEvent(manager, 'transaction.split_rule.created', sellerId, { transaction: id, split_rule: view });
+      return view;
+    });
+  }
+
+  async removeSplitRule(sellerId: string, id: string, ruleId: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await this.lockOrFail(manager, sellerId, id);
+      if (!(await this.transactions.removeRule(manager, id, ruleId))) {
+        throw new NotFoundError('Split rule not found.', 'split_rule_not_found');
+      }
+      await recordEvent(manager, 'transaction.split_rule.deleted', sellerId, { transaction: id, split_rule: ruleId });
+    });
+  }
+
+  /** Sandbox only: a pending pix or boleto charge is paid. */
+  async confirmPending(principal: Principal, id: string): Promise<TransactionResponseDto> {
+    const found = await this.transactions.findById(id);
+    if (!found) throw transactionNotFound();
+    await this.authorization.authorizeSeller(principal, found.sellerId, { permission: 'transactions.create' });
+    return this.dataSource.transaction(async (manager) => {
+      const tx = (await this.transactions.lockById(manager, id))!;
+      if (tx.status !== 'pending') {
+        throw new ConflictError('invalid_state', `Only pending transactions can be confirmed; this one is ${tx.status}.`);
+      }
+      const approved = await this.transactions.update(manager, id, { status: 'approved', approvedAt: new Date() });
+      const rules = await this.transactions.activeRules([id], manager);
+      const view = toTransactionView(approved, rules.get(id) ?? []);
+      await recordEvent(manager, 'transaction.approved', tx.sellerId, view);
+      return view;
+    });
+  }
+
+  private async lockOrFail(manager: EntityManager, sellerId: string, id: string): Promise<Transaction> {
+    const tx = await this.transactions.lockForSeller(manager, sellerId, id);
+    if (!tx) throw transactionNotFound();
+    return tx;
+  }
+
+  /** Rules of API.md section 8 that tie the fields of a charge together. */
+  private checkPayment(input: CreateTransactionDto) {
+    const problems: FieldErrors = {};
+    const amount = checkMoney(input.amount);
+    if (!amount.ok) problems.amount = [amount.message];
+    const installments = input.installments ?? 1;
+    const entryMode = input.entry_mode ?? 'online';
+    const isCard = input.payment_type === 'credit' || input.payment_type === 'debit';
+    let brand: string | null = null;
+    let card: CardData | undefined;
+    if (input.payment_type !== 'credit' && installments !== 1) problems.installments = [`must be 1 for ${input.payment_type}`];
+    if (isCard) {
+      if (!input.card) {
+        problems.card = [`is required for ${input.payment_type}`];
+      } else {
+        if (!passesLuhn(input.card.number)) problems['card.number'] = ['is not a valid card number'];
+        else if (!(brand = detectBrand(input.card.number))) problems['card.number'] = ['is a card of a brand that is not accepted'];
+        const now = new Date();
+        const expired = input.card.exp_year < now.getUTCFullYear() || (input.card.exp_year === now.getUTCFullYear() && input.card.exp_month < now.getUTCMonth() + 1);
+        if (expired) problems['card.exp_year'] = ['the card has expired'];
+        card = {
+          number: input.card.number,
+          holderName: input.card.holder_name,
+          expMonth: input.card.exp_month,
+          expYear: input.card.exp_year,
+          cvv: input.card.cvv,
+        };
+      }
+    } else {
+      if (input.card) problems.card = [`must not be sent for ${input.payment_type}`];
+      if (entryMode === 'card_present') problems.entry_mode = [`must be online for ${input.payment_type}`];
+    }
+    if (input.customer?.document !== undefined && !normaliseDocument(input.customer.document)) {
+      problems['customer.document'] = ['must be a valid CPF or CNPJ'];
+    }
+    if (input.payment_type === 'boleto') {
+      if (!input.customer?.name) problems['customer.name'] = ['is required for boleto'];
+      if (!input.customer?.document) problems['customer.document'] ??= ['is required for boleto'];
+    }
+    if (Object.keys(problems).length > 0 || !amount.ok) throw new ValidationError(problems);
+    return { amount: amount.value, installments, entryMode, brand, card };
+  }
+}
+
+function filtersOf(query: TransactionListQueryDto): TransactionFilters {
+  const money = (value: string | undefined) => {
+    if (value === undefined) return undefined;
+    const checked = checkMoney(value, { allowZero: true });
+    return checked.ok ? checked.value : undefined;
+  };
+  return {
+    status: query.status,
+    paymentType: query.payment_type,
+    cardBrand: query.card_brand,
+    entryMode: query.entry_mode,
+    source: query.source,
+    createdAfter: query.created_after ? new Date(query.created_after) : undefined,
+    createdBefore: query.created_before ? new Date(query.created_before) : undefined,
+    amountMin: money(query.amount_min),
+    amountMax: money(query.amount_max),
+  };
+}
+
+function transactionNotFound(): NotFoundError {
+  return new NotFoundError('Transaction not found.', 'transaction_not_found');
+}
