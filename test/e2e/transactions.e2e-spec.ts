@@ -1,0 +1,333 @@
+import { Writable } from 'node:stream';
+import { createSeller, createUser, TestUser } from '../support/identity';
+import { CARDS, PayingSeller, payingSeller } from '../support/payments';
+import { startTestApp, TestApp } from '../support/test-app';
+
+/** Unified transactions (spec 2.5, 4.2; API.md section 8). */
+describe('unified transactions', () => {
+  let t: TestApp;
+  let superuser: TestUser;
+  let s: PayingSeller;
+  const logs: string[] = [];
+  const base = () => `/unified/accounts/sellers/${s.sellerId}/transactions`;
+  const post = (body: unknown, headers: Record<string, string> = {}) => t.http.post(base(), body, { token: superuser.access, headers });
+  const events = async (type: string, transactionId: string) =>
+    (await t.db.query(`SELECT data FROM outbox_events WHERE type = $1 AND data->>'id' = $2`, [type, transactionId])).rows;
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      env: { LOG_LEVEL: 'trace' },
+      logDestination: new Writable({
+        write(chunk, _e, done) {
+          logs.push(String(chunk));
+          done();
+        },
+      }),
+    });
+    superuser = await createUser(t, { superuser: true });
+    s = await payingSeller(t, superuser);
+  });
+  afterAll(() => t.close());
+
+  describe('charges', () => {
+    it('approves a test card and stores the resolution, the brand and the last 4 digits only', async () => {
+      const res = await post({
+        amount: '100.00',
+        payment_type: 'credit',
+        installments: 1,
+        entry_mode: 'card_present',
+        card: CARDS.visa,
+        description: 'Pedido 1',
+        reference: 'order-1',
+        customer: { name: 'Ana', email: 'ana@example.com', document: '529.982.247-25' },
+      });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({
+        seller: s.sellerId,
+        amount: '100.00',
+        currency: 'BRL',
+        payment_type: 'credit',
+        installments: 1,
+        card_brand: 'Visa',
+        card_last4: '1111',
+        entry_mode: 'card_present',
+        status: 'approved',
+        description: 'Pedido 1',
+        source: 'api',
+        reference: 'order-1',
+        customer: { name: 'Ana', email: 'ana@example.com', document: '529.982.247-25' },
+        fees: { percentage: '2.99', fixed: '0.50', amount: '3.49' },
+        rate_plan: s.ratePlanId,
+        split_plan: s.splitPlanId,
+        split: {
+          shares: [
+            { label: 'Programador', role: 'developer', percentage: '0.5', amount: '0.50', recipient: s.developer },
+            { label: 'Master', role: 'participant', percentage: '1', amount: '1.00', recipient: s.master },
+            { label: 'Agente', role: 'participant', percentage: '0.75', amount: '0.75', recipient: null },
+          ],
+          developer_amount: '0.50',
+          participants_amount: '1.75',
+          seller_net: '94.26',
+        },
+        split_rules: [],
+        pix: null,
+        boleto: null,
+        decline_reason: null,
+        voided_at: null,
+        void_reason: null,
+      });
+      expect(res.body.approved_at).toEqual(expect.any(String));
+      expect((await events('transaction.created', res.body.id))).toHaveLength(1);
+      expect((await events('transaction.approved', res.body.id))).toHaveLength(1);
+    });
+
+    it('records a declined charge: 201 with status declined and the reason', async () => {
+      const res = await post({ amount: '20.00', payment_type: 'credit', card: CARDS.declined });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ status: 'declined', decline_reason: 'card_declined', approved_at: null, card_last4: '0002' });
+      expect((await events('transaction.declined', res.body.id))).toHaveLength(1);
+      expect((await events('transaction.approved', res.body.id))).toHaveLength(0);
+    });
+
+    it('keeps pix pending with a QR code until the sandbox confirms it', async () => {
+      const res = await post({ amount: '50.00', payment_type: 'pix' });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ status: 'pending', payment_type: 'pix', card_brand: null, card_last4: null, entry_mode: 'online' });
+      expect(res.body.pix).toEqual({ qr_code: expect.stringContaining('BR.GOV.BCB.PIX'), expires_at: expect.any(String) });
+      expect(res.body.fees.amount).toBe('0.50');
+      expect(res.body.split.shares.map((x: { amount: string }) => x.amount)).toEqual(['0.10']);
+
+      const confirmed = await t.http.post(`/sandbox/transactions/${res.body.id}/confirm`, undefined, { token: superuser.access });
+      expect(confirmed.status).toBe(200);
+      expect(confirmed.body).toMatchObject({ id: res.body.id, status: 'approved', approved_at: expect.any(String) });
+      expect((await events('transaction.approved', res.body.id))).toHaveLength(1);
+      const again = await t.http.post(`/sandbox/transactions/${res.body.id}/confirm`, undefined, { token: superuser.access });
+      expect(again.status).toBe(409);
+      expect(again.body.code).toBe('invalid_state');
+    });
+
+    it('issues a boleto with a digitable line and due date, for a customer with name and document', async () => {
+      const missing = await post({ amount: '80.00', payment_type: 'boleto' });
+      expect(missing.status).toBe(400);
+      expect(Object.keys(missing.body.errors).sort()).toEqual(['customer.document', 'customer.name']);
+      const res = await post({ amount: '80.00', payment_type: 'boleto', customer: { name: 'Ana', document: '52998224725' } });
+      expect(res.status).toBe(201);
+      expect(res.body.status).toBe('pending');
+      expect(res.body.boleto.digitable_line).toMatch(/^\d{47}$/);
+      expect(res.body.boleto.due_date).toMatch(/^\d{4}-\d\d-\d\d$/);
+      expect(res.body.fees).toEqual({ percentage: '0', fixed: '3.49', amount: '3.49' });
+    });
+
+    it.each([
+      [{ amount: '10.00', payment_type: 'credit' }, 'card'],
+      [{ amount: '10.00', payment_type: 'credit', card: { ...CARDS.visa, number: '4111111111111112' } }, 'card.number'],
+      [{ amount: '10.00', payment_type: 'credit', card: { ...CARDS.visa, exp_year: 2020 } }, 'card.exp_year'],
+      [{ amount: '10.00', payment_type: 'credit', card: { ...CARDS.visa, cvv: '12' } }, 'card.cvv'],
+      [{ amount: '10.00', payment_type: 'pix', card: CARDS.visa }, 'card'],
+      [{ amount: '10.00', payment_type: 'pix', installments: 2 }, 'installments'],
+      [{ amount: '10.00', payment_type: 'debit', installments: 2, card: CARDS.visa }, 'installments'],
+      [{ amount: '10.001', payment_type: 'pix' }, 'amount'],
+      [{ amount: 10, payment_type: 'pix' }, 'amount'],
+      [{ amount: '10.00', payment_type: 'cash' }, 'payment_type'],
+      [{ amount: '10.00', payment_type: 'credit', installments: 22, card: CARDS.visa }, 'installments'],
+      [{ amount: '10.00', payment_type: 'pix', customer: { document: '123' } }, 'customer.document'],
+    ])('refuses %j with 400 naming %s', async (body, field) => {
+      const res = await post(body);
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('validation_failed');
+      expect(Object.keys(res.body.errors)).toContain(field);
+    });
+
+    it('refuses a payment the rate plan does not price, and a seller without a rate plan', async () => {
+      const res = await post({ amount: '100.00', payment_type: 'credit', installments: 15, card: CARDS.visa });
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('payment_method_not_accepted');
+      const bare = await createSeller(t, superuser, 'No plans');
+      const refused = await t.http.post(`/unified/accounts/sellers/${bare}/transactions`, { amount: '1.00', payment_type: 'pix' }, { token: superuser.access });
+      expect(refused.status).toBe(400);
+      expect(refused.body.code).toBe('seller_has_no_rate_plan');
+    });
+
+    it('never writes the card number or CVV to the database or the logs', async () => {
+      const card = { number: '5555555555554444', holder_name: 'CARD HOLDER', exp_month: 11, exp_year: 2032, cvv: '8642' };
+      const res = await post({ amount: '12.34', payment_type: 'credit', card }, { 'idempotency-key': 'card-secrecy' });
+      expect(res.status).toBe(201);
+      const everything: string[] = [];
+      const tables = await t.db.query(
+        `SELECT table_schema, table_name FROM information_schema.tables
+         WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')`,
+      );
+      for (const { table_schema, table_name } of tables.rows) {
+        const { rows } = await t.db.query(`SELECT coalesce(string_agg(row_to_json(x)::text, ' '), '') AS text FROM "${table_schema}"."${table_name}" x`);
+        everything.push(rows[0].text);
+      }
+      const database = everything.join(' ');
+      expect(database).toContain(res.body.id);
+      expect(database).not.toContain(card.number);
+      expect(database).not.toContain('"8642"');
+      const logged = logs.join('');
+      expect(logged).toContain('request completed');
+      expect(logged).not.toContain(card.number);
+      expect(logged).not.toContain('8642');
+    });
+  });
+
+  describe('idempotency', () => {
+    it('replays a create with the same key: one charge, the same answer', async () => {
+      const body = { amount: '33.00', payment_type: 'credit', card: CARDS.mastercard };
+      const first = await post(body, { 'idempotency-key': 'create-once' });
+      const again = await post(body, { 'idempotency-key': 'create-once' });
+      expect(again.status).toBe(201);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.body).toEqual(first.body);
+      const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM transactions WHERE id = $1`, [first.body.id]);
+      expect(rows[0].n).toBe(1);
+      const other = await post({ ...body, amount: '34.00' }, { 'idempotency-key': 'create-once' });
+      expect(other.status).toBe(422);
+    });
+  });
+
+  describe('read', () => {
+    it('gives the same structure in the list and the detail', async () => {
+      const created = (await post({ amount: '7.00', payment_type: 'credit', card: CARDS.visa })).body;
+      const detail = await t.http.get(`${base()}/${created.id}/`, { token: superuser.access });
+      expect(detail.body).toEqual(created);
+      const list = await t.http.get(`${base()}?limit=100`, { token: superuser.access });
+      expect(list.body.results.find((x: { id: string }) => x.id === created.id)).toEqual(created);
+    });
+
+    it('filters and paginates newest first, or oldest first on request', async () => {
+      const seller = await payingSeller(t, superuser);
+      const path = `/unified/accounts/sellers/${seller.sellerId}/transactions`;
+      const make = (body: object) => t.http.post(path, body, { token: superuser.access });
+      const a = (await make({ amount: '10.00', payment_type: 'credit', card: CARDS.visa })).body;
+      const b = (await make({ amount: '20.00', payment_type: 'pix' })).body;
+      const c = (await make({ amount: '30.00', payment_type: 'credit', card: CARDS.declined })).body;
+      const d = (await make({ amount: '40.00', payment_type: 'credit', card: CARDS.mastercard, entry_mode: 'card_present' })).body;
+      const ids = async (query: string) =>
+        (await t.http.get(`${path}?${query}`, { token: superuser.access })).body.results.map((x: { id: string }) => x.id);
+
+      expect(await ids('')).toEqual([d.id, c.id, b.id, a.id]);
+      expect(await ids('ordering=created_at')).toEqual([a.id, b.id, c.id, d.id]);
+      expect(await ids('status=approved')).toEqual([d.id, a.id]);
+      expect(await ids('status=pending')).toEqual([b.id]);
+      expect(await ids('payment_type=pix')).toEqual([b.id]);
+      expect(await ids('card_brand=MasterCard')).toEqual([d.id]);
+      expect(await ids('entry_mode=card_present')).toEqual([d.id]);
+      expect(await ids('source=api&amount_min=20.00&amount_max=30')).toEqual([c.id, b.id]);
+      expect(await ids(`created_after=${encodeURIComponent(a.created_at)}&created_before=${encodeURIComponent(d.created_at)}`)).toEqual([c.id, b.id, a.id]);
+
+      const first = await t.http.get(`${path}?limit=3`, { token: superuser.access });
+      expect(first.body.results).toHaveLength(3);
+      const second = await t.http.get(`${path}?limit=3&cursor=${first.body.next_cursor}`, { token: superuser.access });
+      expect(second.body.results.map((x: { id: string }) => x.id)).toEqual([a.id]);
+      expect(second.body.next_cursor).toBeNull();
+
+      for (const bad of ['status=lost', 'amount_min=1.234', 'created_after=yesterday', 'limit=0', 'payment_type=cash']) {
+        expect((await t.http.get(`${path}?${bad}`, { token: superuser.access })).status).toBe(400);
+      }
+    });
+
+    it('keeps the resolution it was charged with when the plans change later', async () => {
+      const created = (await post({ amount: '100.00', payment_type: 'credit', card: CARDS.visa, entry_mode: 'card_present' })).body;
+      await t.http.patch(`/sellers/${s.sellerId}`, { split_plan: null }, { token: superuser.access });
+      try {
+        const after = (await post({ amount: '100.00', payment_type: 'credit', card: CARDS.visa, entry_mode: 'card_present' })).body;
+        expect(after.split.shares).toEqual([]);
+        const before = await t.http.get(`${base()}/${created.id}`, { token: superuser.access });
+        expect(before.body.split).toEqual(created.split);
+        expect(before.body.split_plan).toBe(s.splitPlanId);
+      } finally {
+        await t.http.patch(`/sellers/${s.sellerId}`, { split_plan: s.splitPlanId }, { token: superuser.access });
+      }
+    });
+  });
+
+  describe('void', () => {
+    it('voids an approved transaction once; a second void is 409', async () => {
+      const created = (await post({ amount: '10.00', payment_type: 'credit', card: CARDS.visa })).body;
+      const res = await t.http.post(`${base()}/${created.id}/void`, { reason: 'customer asked' }, { token: superuser.access });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ id: created.id, status: 'voided', void_reason: 'customer asked', voided_at: expect.any(String) });
+      expect((await events('transaction.voided', created.id))).toHaveLength(1);
+      const again = await t.http.post(`${base()}/${created.id}/void`, undefined, { token: superuser.access });
+      expect(again.status).toBe(409);
+      expect(again.body.code).toBe('invalid_state');
+    });
+
+    it('voids a pending one without a body, and refuses a declined one', async () => {
+      const pending = (await post({ amount: '10.00', payment_type: 'pix' })).body;
+      const res = await t.http.post(`${base()}/${pending.id}/void`, undefined, { token: superuser.access });
+      expect(res.body).toMatchObject({ status: 'voided', void_reason: null });
+      const declined = (await post({ amount: '10.00', payment_type: 'credit', card: CARDS.declined })).body;
+      expect((await t.http.post(`${base()}/${declined.id}/void`, {}, { token: superuser.access })).status).toBe(409);
+    });
+
+    it('lets exactly one of concurrent voids succeed', async () => {
+      const created = (await post({ amount: '10.00', payment_type: 'credit', card: CARDS.visa })).body;
+      const results = await Promise.all(Array.from({ length: 8 }, () => t.http.post(`${base()}/${created.id}/void`, {}, { token: superuser.access })));
+      expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409, 409, 409, 409]);
+      expect((await events('transaction.voided', created.id))).toHaveLength(1);
+    });
+  });
+
+  describe('split rules', () => {
+    it('adds fixed and percentage rules, shows them on the transaction, and removes them', async () => {
+      const created = (await post({ amount: '100.00', payment_type: 'credit', card: CARDS.visa, entry_mode: 'card_present' })).body;
+      const fixed = await t.http.post(`${base()}/${created.id}/split`, { recipient: s.master, amount: '10.00', amount_type: 'fixed' }, { token: superuser.access });
+      expect(fixed.status).toBe(201);
+      expect(fixed.body).toEqual({ id: expect.any(String), recipient: s.master, amount: '10.00', amount_type: 'fixed', created_at: expect.any(String) });
+      const pct = await t.http.post(`${base()}/${created.id}/split`, { recipient: s.developer, amount: '12.5', amount_type: 'percentage' }, { token: superuser.access });
+      expect(pct.body).toMatchObject({ amount: '12.5', amount_type: 'percentage' });
+      const detail = await t.http.get(`${base()}/${created.id}`, { token: superuser.access });
+      expect(detail.body.split_rules.map((r: { id: string }) => r.id)).toEqual([fixed.body.id, pct.body.id]);
+      expect((await t.db.query(`SELECT 1 FROM outbox_events WHERE type = 'transaction.split_rule.created' AND data->>'transaction' = $1`, [created.id])).rowCount).toBe(2);
+
+      expect((await t.http.delete(`${base()}/${created.id}/split/${fixed.body.id}`, { token: superuser.access })).status).toBe(204);
+      expect((await t.http.delete(`${base()}/${created.id}/split/${fixed.body.id}`, { token: superuser.access })).status).toBe(404);
+      expect((await t.http.delete(`${base()}/${created.id}/split/7d7e1b6c-55b1-4d6c-9a1a-0e4bfe5a2a11`, { token: superuser.access })).status).toBe(404);
+      const after = await t.http.get(`${base()}/${created.id}`, { token: superuser.access });
+      expect(after.body.split_rules.map((r: { id: string }) => r.id)).toEqual([pct.body.id]);
+      expect((await t.db.query(`SELECT 1 FROM outbox_events WHERE type = 'transaction.split_rule.deleted' AND data->>'transaction' = $1`, [created.id])).rowCount).toBe(1);
+    });
+
+    it('validates recipient, amount and the total against the seller net', async () => {
+      const created = (await post({ amount: '100.00', payment_type: 'credit', card: CARDS.visa, entry_mode: 'card_present' })).body; // net 94.26
+      const path = `${base()}/${created.id}/split`;
+      const add = (body: object) => t.http.post(path, body, { token: superuser.access });
+      expect((await add({ recipient: '7d7e1b6c-55b1-4d6c-9a1a-0e4bfe5a2a11', amount: '1.00', amount_type: 'fixed' })).body.code).toBe('recipient_not_found');
+      expect((await add({ recipient: s.master, amount: '100.01', amount_type: 'percentage' })).body.errors.amount).toBeDefined();
+      expect((await add({ recipient: s.master, amount: '0', amount_type: 'percentage' })).status).toBe(400);
+      expect((await add({ recipient: s.master, amount: '1.234', amount_type: 'fixed' })).body.errors.amount).toBeDefined();
+      expect((await add({ recipient: s.master, amount: '1.00', amount_type: 'share' })).body.errors.amount_type).toBeDefined();
+      expect((await add({ recipient: s.master, amount: '94.27', amount_type: 'fixed' })).body.code).toBe('split_exceeds_net');
+      expect((await add({ recipient: s.master, amount: '94.26', amount_type: 'fixed' })).status).toBe(201);
+      expect((await add({ recipient: s.master, amount: '0.01', amount_type: 'fixed' })).body.code).toBe('split_exceeds_net');
+    });
+
+    it('refuses rules on voided and declined transactions', async () => {
+      const declined = (await post({ amount: '10.00', payment_type: 'credit', card: CARDS.declined })).body;
+      const voided = (await post({ amount: '10.00', payment_type: 'credit', card: CARDS.visa })).body;
+      await t.http.post(`${base()}/${voided.id}/void`, {}, { token: superuser.access });
+      for (const id of [declined.id, voided.id]) {
+        const res = await t.http.post(`${base()}/${id}/split`, { recipient: s.master, amount: '1.00', amount_type: 'fixed' }, { token: superuser.access });
+        expect(res.status).toBe(409);
+        expect(res.body.code).toBe('invalid_state');
+      }
+    });
+
+    it('never lets concurrent additions exceed the seller net', async () => {
+      const created = (await post({ amount: '100.00', payment_type: 'credit', card: CARDS.visa, entry_mode: 'card_present' })).body; // net 94.26
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          t.http.post(`${base()}/${created.id}/split`, { recipient: s.master, amount: '10.00', amount_type: 'fixed' }, { token: superuser.access }),
+        ),
+      );
+      const statuses = results.map((r) => r.status);
+      expect(statuses.filter((x) => x === 201)).toHaveLength(9);
+      expect(statuses.filter((x) => x === 400)).toHaveLength(11);
+      const { rows } = await t.db.query(`SELECT sum(amount_cents)::int AS total FROM transaction_split_rules WHERE transaction_id = $1 AND deleted_at IS NULL`, [created.id]);
+      expect(rows[0].total).toBe(9_000);
+    });
+  });
+});
