@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { FieldErrors } from '../src/common/errors/api-error';
+import { SAMPLE_RATE_PLANS_FILE } from '../src/config/paths';
 import { readFeeTable } from '../src/split/fee-table';
 import { resolveSplit, ResolutionInput, Recipients } from '../src/split/resolve';
 import { CompiledPlanCache } from '../src/split/split-engine';
@@ -13,7 +13,7 @@ import { measure, printTable } from './measure';
  * Both run on one core in this process, interleaved, on the same 10,000 payments.
  */
 export async function splitBenchmark(): Promise<void> {
-  const sample = JSON.parse(readFileSync(join(__dirname, '../../data/rate-plans.sample.json'), 'utf8'));
+  const sample = JSON.parse(readFileSync(SAMPLE_RATE_PLANS_FILE, 'utf8'));
   const ratePlan = { id: 'rate-plan', updatedAt: new Date('2026-11-01T00:00:00Z'), fees: sample[0].fees };
   const brands = ['Visa', 'MasterCard', 'Elo', 'American Express', 'Hipercard', 'Todas as bandeiras %'];
   const table: Record<string, Record<string, Record<string, number>>> = {};

@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { Command } from 'commander';
 import { AppModule } from './app.module';
 import { UsersService } from './auth/users.service';
+import { demoCurlLines, seedDemo } from './demo/seed-demo';
 import { PinoNestLogger, createLogger } from './common/logging/logger';
 import { HttpMetrics } from './metrics/http-metrics';
 import { RatePlansSyncService, SyncFileError } from './plans/rate-plans-sync.service';
@@ -69,6 +70,22 @@ program
         `Rate plans synchronised from ${file}: ${summary.total} in the file, ` +
           `${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged.`,
       );
+    });
+  });
+
+program
+  .command('seed:demo')
+  .description('load demo data (superuser, seller, plans, sub-accounts, transactions) and print curl lines; safe to run twice')
+  .option('--base-url <url>', 'the API address used in the printed curl lines', 'http://localhost:3000')
+  .action(async (options: { baseUrl: string }) => {
+    await withApplication(async (app) => {
+      const summary = await seedDemo(app);
+      console.log(`Demo data ready (${summary.transactionsCreated} transactions created this run).`);
+      console.log(`  superuser: ${summary.admin.email} / ${summary.admin.password}`);
+      console.log(`  seller:    ${summary.sellerId}  (sub-accounts: ${Object.entries(summary.subaccounts).map(([k, v]) => `${k} ${v}`).join(', ')})`);
+      console.log(`  plans:     rate ${summary.ratePlanId}, split ${summary.splitPlanId}`);
+      console.log('\nTry it (with `npm start` running):\n');
+      for (const line of demoCurlLines(summary, options.baseUrl.replace(/\/$/, ''))) console.log(line);
     });
   });
 

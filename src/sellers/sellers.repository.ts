@@ -29,6 +29,10 @@ export class SellersRepository {
     return this.sellers.save(this.sellers.create({ ...input, splitParticipants: {} }));
   }
 
+  findSellerByDocument(document: string): Promise<Seller | null> {
+    return this.sellers.findOneBy({ document });
+  }
+
   findSeller(id: string): Promise<Seller | null> {
     return this.sellers.findOneBy({ id });
   }

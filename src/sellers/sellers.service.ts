@@ -55,6 +55,11 @@ export class SellersService {
     return seller;
   }
 
+  async findByDocument(document: string): Promise<SellerResponseDto | null> {
+    const seller = await this.sellers.findSellerByDocument(document);
+    return seller ? SellerResponseDto.of(seller) : null;
+  }
+
   /** The ids among `ids` that name no unified account (seller or sub-account). */
   unknownAccounts(ids: string[]): Promise<string[]> {
     return this.sellers.unknownAccounts(ids);

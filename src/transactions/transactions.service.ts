@@ -190,13 +190,19 @@ export class TransactionsService {
     });
   }
 
-  /** Sandbox only: a pending pix or boleto charge is paid. */
+  /** Sandbox: the principal, with transactions.create on the transaction's seller, marks a pending charge paid. */
   async confirmPending(principal: Principal, id: string): Promise<TransactionResponseDto> {
     const found = await this.transactions.findById(id);
     if (!found) throw transactionNotFound();
     await this.authorization.authorizeSeller(principal, found.sellerId, { permission: 'transactions.create' });
+    return this.approvePending(id);
+  }
+
+  /** A pending pix or boleto charge is paid (processor notification, sandbox confirmation). */
+  async approvePending(id: string): Promise<TransactionResponseDto> {
     return this.dataSource.transaction(async (manager) => {
-      const tx = (await this.transactions.lockById(manager, id))!;
+      const tx = await this.transactions.lockById(manager, id);
+      if (!tx) throw transactionNotFound();
       if (tx.status !== 'pending') {
         throw new ConflictError('invalid_state', `Only pending transactions can be confirmed; this one is ${tx.status}.`);
       }

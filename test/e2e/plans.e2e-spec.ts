@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { RatePlansSyncService, SyncFileError } from '../../src/plans/rate-plans-sync.service';
 import { createApiKey, createSeller, createUser, TestUser } from '../support/identity';
+import { SAMPLE_RATE_PLANS } from '../support/payments';
 import { startTestApp, TestApp } from '../support/test-app';
 
-const SAMPLE = JSON.parse(readFileSync(join(__dirname, '../../data/rate-plans.sample.json'), 'utf8'));
+const SAMPLE = SAMPLE_RATE_PLANS;
 
 /** Rate plans, split plans and simulation (spec 2.3, 2.4, 4.3, 4.4; API.md sections 6 and 7). */
 describe('plans', () => {

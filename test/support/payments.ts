@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { SAMPLE_RATE_PLANS_FILE } from '../../src/config/paths';
 import { RatePlansSyncService } from '../../src/plans/rate-plans-sync.service';
 import { createSeller, TestUser } from './identity';
 import type { TestApp } from './test-app';
 
-export const SAMPLE_RATE_PLANS = JSON.parse(readFileSync(join(__dirname, '../../data/rate-plans.sample.json'), 'utf8'));
+export const SAMPLE_RATE_PLANS = JSON.parse(readFileSync(SAMPLE_RATE_PLANS_FILE, 'utf8'));
 
 export const SPLIT_DETAILS = `{'credit1': {'Visa': {'Programador': 0.5, 'Master': 1.0, 'Agente': '0.75'}, 'Todas as bandeiras %': {'Master': 1.2}}, 'debit1': {'PIX': {'Master': 0.2}, 'Boleto': {'Master': 0.3}}}`;
 export const SPLIT_DETAILS_ONLINE = `{'credit1': {'Todas as bandeiras %': {'Master': 2, 'Programador': 0.5}}, 'debit1': {'PIX': {'Master': 0.2}}}`;

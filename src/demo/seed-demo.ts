@@ -1,0 +1,116 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { readFileSync } from 'node:fs';
+import { UsersService } from '../auth/users.service';
+import { toPageRequest } from '../common/pagination/pagination';
+import { SAMPLE_RATE_PLANS_FILE } from '../config/paths';
+import { PlansService } from '../plans/plans.service';
+import { RatePlansSyncService } from '../plans/rate-plans-sync.service';
+import { SellersService } from '../sellers/sellers.service';
+import { TransactionsService } from '../transactions/transactions.service';
+
+export const DEMO_ADMIN = { email: 'admin@demo.local', password: 'demo-admin-password', name: 'Demo Admin' };
+const DEMO_SELLER = { name: 'Loja Demo', document: '11222333000181', email: 'financeiro@lojademo.local' };
+const DEMO_DEVELOPER = { name: 'Dev Parceiro Demo', document: '45997418000153', email: 'dev@parceirodemo.local' };
+const DEMO_SPLIT_PLAN = 'Demo split (seed:demo)';
+const CARD = { holder_name: 'CLIENTE DEMO', exp_month: 12, exp_year: 2032, cvv: '123' };
+
+export interface DemoSummary {
+  admin: typeof DEMO_ADMIN;
+  sellerId: string;
+  developerId: string;
+  subaccounts: Record<string, string>;
+  ratePlanId: string;
+  splitPlanId: string;
+  transactionsCreated: number;
+}
+
+/**
+ * The demo data set of `npm run cli -- seed:demo`: a superuser, a seller with the sample rate
+ * plans and a split plan, sub-accounts as split participants, and transactions of each
+ * payment type. Every step finds what an earlier run made before creating it, so the command
+ * is safe to run twice.
+ */
+export async function seedDemo(app: INestApplicationContext): Promise<DemoSummary> {
+  await app.get(UsersService).createOrPromoteSuperuser(DEMO_ADMIN.email, DEMO_ADMIN.password, DEMO_ADMIN.name);
+  const sample = JSON.parse(readFileSync(SAMPLE_RATE_PLANS_FILE, 'utf8'));
+  await app.get(RatePlansSyncService).sync(sample);
+
+  const plans = app.get(PlansService);
+  const ratePlan = (await plans.listRatePlans(toPageRequest({ limit: 1 }), 'Padrão 2026')).results[0];
+  const splitPlan =
+    (await plans.listSplitPlans(toPageRequest({ limit: 1 }), DEMO_SPLIT_PLAN)).results[0] ??
+    (await plans.createSplitPlan({
+      name: DEMO_SPLIT_PLAN,
+      rate_plan: ratePlan.id,
+      split_details:
+        "{'credit1': {'Todas as bandeiras %': {'Programador': 0.5, 'Master': 1.0, 'Agente': 0.5}}," +
+        " 'credit3': {'Todas as bandeiras %': {'Programador': 0.5, 'Master': 1.5}}," +
+        " 'debit1': {'Todas as bandeiras %': {'Master': 0.4}, 'PIX': {'Master': 0.2}, 'Boleto': {'Master': 0.3}}}",
+      split_details_online:
+        "{'credit1': {'Todas as bandeiras %': {'Programador': 0.5, 'Master': 1.5, 'Agente': 0.5}}," +
+        " 'credit3': {'Todas as bandeiras %': {'Programador': 0.5, 'Master': 2.0}}," +
+        " 'debit1': {'PIX': {'Master': 0.2}, 'Boleto': {'Master': 0.3}}}",
+    }));
+
+  const sellers = app.get(SellersService);
+  const seller = (await sellers.findByDocument(DEMO_SELLER.document)) ?? (await sellers.create(DEMO_SELLER));
+  const developer = (await sellers.findByDocument(DEMO_DEVELOPER.document)) ?? (await sellers.create(DEMO_DEVELOPER));
+  const existing = (await sellers.listSubaccounts(seller.id, toPageRequest({ limit: 100 }))).results;
+  const subaccounts: Record<string, string> = {};
+  for (const label of ['Master', 'Agente']) {
+    const name = `Demo ${label}`;
+    subaccounts[label] = existing.find((s) => s.name === name)?.id ?? (await sellers.createSubaccount(seller.id, name)).id;
+  }
+  await sellers.update(seller.id, {
+    rate_plan: ratePlan.id,
+    split_plan: splitPlan.id,
+    developer_account: developer.id,
+    split_participants: subaccounts,
+  });
+
+  const transactions = app.get(TransactionsService);
+  const already = await transactions.list(seller.id, { source: 'seed' }, toPageRequest({ limit: 1 }));
+  let transactionsCreated = 0;
+  if (already.results.length === 0) {
+    const charges = [
+      { amount: '150.00', payment_type: 'credit' as const, card: { ...CARD, number: '4111111111111111' }, description: 'Camiseta' },
+      { amount: '389.90', payment_type: 'credit' as const, installments: 3, card: { ...CARD, number: '5555555555554444' }, description: 'Tênis' },
+      { amount: '59.90', payment_type: 'credit' as const, card: { ...CARD, number: '4000000000000002' }, description: 'Recusada' },
+      { amount: '42.00', payment_type: 'debit' as const, entry_mode: 'card_present' as const, card: { ...CARD, number: '5555555555554444' }, description: 'Balcão' },
+      { amount: '75.50', payment_type: 'pix' as const, description: 'Pix pago' },
+      { amount: '19.90', payment_type: 'pix' as const, description: 'Pix aguardando' },
+      { amount: '210.00', payment_type: 'boleto' as const, customer: { name: 'Cliente Demo', document: '52998224725' }, description: 'Boleto' },
+    ];
+    for (const charge of charges) {
+      const created = await transactions.create(seller.id, charge, 'seed');
+      if (charge.description === 'Pix pago') await transactions.approvePending(created.id);
+      transactionsCreated += 1;
+    }
+  }
+  return {
+    admin: DEMO_ADMIN,
+    sellerId: seller.id,
+    developerId: developer.id,
+    subaccounts,
+    ratePlanId: ratePlan.id,
+    splitPlanId: splitPlan.id,
+    transactionsCreated,
+  };
+}
+
+/** Ready-to-paste curl lines for a new user to explore the demo data. */
+export function demoCurlLines(summary: DemoSummary, baseUrl: string): string[] {
+  const auth = '-H "authorization: Bearer $TOKEN"';
+  const json = "-H 'content-type: application/json'";
+  const tx = `${baseUrl}/unified/accounts/sellers/${summary.sellerId}/transactions/`;
+  return [
+    `TOKEN=$(curl -s -X POST ${baseUrl}/user/login/ ${json} -d '{"email":"${summary.admin.email}","password":"${summary.admin.password}"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).access')`,
+    `curl -s ${baseUrl}/user/me/ ${auth}`,
+    `curl -s ${baseUrl}/sellers/${summary.sellerId}/ ${auth}`,
+    `curl -s "${tx}?limit=5" ${auth}`,
+    `curl -s "${tx}?payment_type=pix&status=pending" ${auth}`,
+    `curl -s -X POST ${tx} ${auth} ${json} -H "Idempotency-Key: $(node -p 'crypto.randomUUID()')" -d '{"amount":"99.90","payment_type":"credit","installments":1,"card":{"number":"4111111111111111","holder_name":"ANA","exp_month":12,"exp_year":2032,"cvv":"123"}}'`,
+    `curl -s -X POST ${baseUrl}/plans/plans/split/${summary.splitPlanId}/simulate/ ${auth} ${json} -d '{"amount":"100.00","payment_type":"credit","installments":1,"card_brand":"Visa","entry_mode":"online"}'`,
+    `curl -s -X POST ${baseUrl}/integrations/apikeys/${summary.sellerId}/apikeys/ ${auth} ${json} -d '{"label":"demo","description":""}'`,
+  ];
+}

@@ -1,0 +1,37 @@
+import { DEMO_ADMIN, demoCurlLines, seedDemo } from '../../src/demo/seed-demo';
+import { login } from '../support/identity';
+import { startTestApp, TestApp } from '../support/test-app';
+
+/** `npm run cli -- seed:demo`: the demo data set, made once however often the command runs. */
+describe('seed:demo', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('creates a superuser, a seller with plans and participants, and transactions of each payment type; twice is safe', async () => {
+    const first = await seedDemo(t.app);
+    expect(first.transactionsCreated).toBeGreaterThanOrEqual(4);
+    const second = await seedDemo(t.app);
+    expect(second).toEqual({ ...first, transactionsCreated: 0 });
+
+    const { access } = await login(t, DEMO_ADMIN.email, DEMO_ADMIN.password);
+    const seller = await t.http.get(`/sellers/${first.sellerId}`, { token: access });
+    expect(seller.body).toMatchObject({
+      rate_plan: first.ratePlanId,
+      split_plan: first.splitPlanId,
+      developer_account: first.developerId,
+      split_participants: first.subaccounts,
+    });
+    const list = await t.http.get(`/unified/accounts/sellers/${first.sellerId}/transactions?limit=100`, { token: access });
+    expect(list.body.results).toHaveLength(first.transactionsCreated);
+    expect(new Set(list.body.results.map((x: { payment_type: string }) => x.payment_type))).toEqual(new Set(['credit', 'debit', 'pix', 'boleto']));
+    expect(new Set(list.body.results.map((x: { status: string }) => x.status))).toEqual(new Set(['approved', 'declined', 'pending']));
+    expect((await t.db.query(`SELECT count(*)::int AS n FROM sellers`)).rows[0].n).toBe(2);
+
+    const lines = demoCurlLines(first, t.baseUrl);
+    expect(lines.every((line) => line.includes(t.baseUrl))).toBe(true);
+    expect(lines.join('\n')).toContain(first.sellerId);
+  });
+});
