@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard, IAuthGuard } from '@nestjs/passport';
-import { ApiError, ForbiddenError, UnauthorizedError } from '../common/errors/api-error';
+import { ForbiddenError, UnauthorizedError } from '../common/errors/api-error';
 import { ACCESS_RULE, AccessRule } from './access.decorators';
 import { AuthorizationService } from './authorization.service';
 import type { AuthenticatedRequest } from './principal';
@@ -13,8 +13,9 @@ const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 function strategyGuard(strategy: string): IAuthGuard {
   class StrategyGuard extends AuthGuard(strategy) {
     override handleRequest<T>(error: unknown, user: T, info: unknown): T {
-      if (error instanceof ApiError) throw error;
-      if (error || !user) {
+      // A failure inside the strategy (an API error, an unreachable database) keeps its meaning.
+      if (error) throw error;
+      if (!user) {
         const name = (info as Error | undefined)?.name;
         if (name === 'TokenExpiredError') throw new UnauthorizedError('token_expired', 'The token has expired.');
         throw new UnauthorizedError('invalid_token', 'The token is not valid.');

@@ -28,7 +28,7 @@ export class AuthorizationService {
 
     if (!isUUID(sellerId)) throw unknownSeller();
     if (principal.kind === 'api_key') {
-      if (principal.sellerId !== sellerId) throw unknownSeller();
+      if (principal.sellerId.toLowerCase() !== sellerId.toLowerCase()) throw unknownSeller();
       return;
     }
     if (principal.isSuperuser) {
@@ -37,10 +37,7 @@ export class AuthorizationService {
     }
     const access = await this.sellers.sellerAccess(sellerId, principal.id);
     if (!access.sellerExists) throw unknownSeller();
-    if (access.permissions === null) {
-      if (check.unknownSellerIsBadRequest) throw new ForbiddenError('permission_denied', 'You have no access to this seller.');
-      throw unknownSeller();
-    }
+    if (access.permissions === null) throw unknownSeller();
     if (check.permission && !access.permissions.includes(check.permission)) {
       throw new ForbiddenError('permission_denied', `This action needs the "${check.permission}" permission on the seller.`);
     }

@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { hash, verify } from '@node-rs/argon2';
+import { DataSource } from 'typeorm';
 import { ConflictError, NotFoundError, UnauthorizedError } from '../common/errors/api-error';
 import { SellersService } from '../sellers/sellers.service';
 import { MeResponseDto, RegisterDto, UserResponseDto } from './dto/user.dto';
@@ -20,6 +22,7 @@ export class UsersService {
     @Inject(UsersRepository) private readonly users: UsersRepository,
     @Inject(TokensService) private readonly tokens: TokensService,
     @Inject(SellersService) private readonly sellers: SellersService,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   async register(input: RegisterDto): Promise<UserResponseDto> {
@@ -58,7 +61,12 @@ export class UsersService {
     const passwordHash = await hashPassword(password);
     const existing = await this.users.findByEmail(email);
     if (existing) {
-      await this.users.update(existing.id, { isSuperuser: true, passwordHash, ...(name ? { name } : {}) });
+      // A new password ends every earlier session, as a password reset does.
+      await this.dataSource.transaction(async (manager) => {
+        await this.users.resetPassword(manager, existing.id, passwordHash);
+        await this.users.update(existing.id, { isSuperuser: true, ...(name ? { name } : {}) }, manager);
+        await manager.query('UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [existing.id]);
+      });
       return { user: (await this.users.findById(existing.id))!, created: false };
     }
     const user = await this.users.create({ email, name: name ?? normaliseEmail(email).split('@')[0], passwordHash, isSuperuser: true });

@@ -121,12 +121,17 @@ export function readEnvironment(source: NodeJS.ProcessEnv = process.env): Enviro
     throw new ConfigError(
       parsed.error.issues.map((issue) => {
         const name = String(issue.path[0] ?? 'environment');
-        const got = input[name] !== undefined && name !== 'JWT_SECRET' ? ` (got "${input[name]}")` : '';
+        const got = input[name] !== undefined && name !== 'JWT_SECRET' ? ` (got "${withoutCredentials(input[name])}")` : '';
         return `${name} ${issue.message}${got}`;
       }),
     );
   }
   return parsed.data;
+}
+
+/** A value as it may be printed: a URL's user and password are replaced. */
+function withoutCredentials(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1***@');
 }
 
 export function toAppConfig(

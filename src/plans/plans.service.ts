@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { isUUID } from 'class-validator';
 import { BadRequestError, FieldErrors, NotFoundError, ValidationError } from '../common/errors/api-error';
 import { checkMoney } from '../common/money/money';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
@@ -50,7 +51,7 @@ export class PlansService {
     const cardPresent = parseSplitDocument(input.split_details, 'split_details', errors);
     const online = parseSplitDocument(input.split_details_online, 'split_details_online', errors);
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-    if (!(await this.plans.findRatePlan(input.rate_plan))) {
+    if (!isUUID(input.rate_plan) || !(await this.plans.findRatePlan(input.rate_plan))) {
       throw new BadRequestError('rate_plan_not_found', 'The rate plan does not exist.');
     }
     const plan = await this.plans.createSplitPlan({

@@ -114,6 +114,12 @@ describe('split resolution (API.md section 7)', () => {
     expect(() => resolveSplit(card(10, 'Visa'), rates, splits, recipients)).toThrow(expect.objectContaining({ code: 'negative_seller_net' }));
   });
 
+  it("leaves an unmapped label's recipient null, whatever the label is called", () => {
+    const odd = plan({ credit1: { Visa: { constructor: 1, toString: 1 } } });
+    const r = resolveSplit(card(10_000, 'Visa'), rates, odd, recipients);
+    expect(r.shares.map((s) => s.recipient)).toEqual([null, null]);
+  });
+
   it('resolves with no split plan: the fee only', () => {
     const r = resolveSplit(card(10_000, 'Visa'), rates, null);
     expect(r).toEqual({ fee: { units: 29_900, fixed: 50, amount: 349 }, shares: [], developerAmount: 0, participantsAmount: 0, sellerNet: 9_651 });

@@ -95,7 +95,9 @@ export function resolveSplit(
           ? plan!.automaticDeveloperFee
             ? recipients.developerAccount
             : null
-          : (recipients.participants[label] ?? null),
+          : Object.hasOwn(recipients.participants, label)
+            ? recipients.participants[label]
+            : null,
       });
     }
   }

@@ -30,6 +30,7 @@ describe('split table documents', () => {
     ['{"credit3": {"Visa": {"Agente": "1.00001"}}}', 'split_details.credit3.Visa.Agente', /4 decimals/],
     ['{"credit3": {"Visa": {"A": 60, "B": 50}}}', 'split_details.credit3.Visa', /sum to 110, more than 100/],
     ['{"credit3": {"": {"A": 1}}}', 'split_details.credit3.', /brand/],
+    ['{"credit3": {"Visa": {"2": 1}}}', 'split_details.credit3.Visa.2', /plain number/],
   ])('reports %s at its path', (raw, path, message) => {
     const { errors } = parse(raw);
     expect(Object.keys(errors)).toEqual([path]);

@@ -51,6 +51,12 @@ function readSplitCell(cell: unknown, path: string, errors: FieldErrors): SplitC
       valid = false;
       continue;
     }
+    if (/^(0|[1-9][0-9]*)$/.test(label)) {
+      // JSON objects lose the document order of such keys, and ties are broken by that order.
+      addError(errors, labelPath, 'label must not be a plain number');
+      valid = false;
+      continue;
+    }
     const checked = checkPercentage(value);
     if (!checked.ok) {
       addError(errors, labelPath, checked.message);

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
@@ -10,7 +10,10 @@ import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { PlansService } from '../plans/plans.service';
 import { normaliseDocument } from '../sellers/document';
 import { SellersService } from '../sellers/sellers.service';
+import { JobQueue } from '../jobs/job-queue.service';
+import type { Resolution } from '../split/resolve';
 import { SplitService } from '../split/split.service';
+import type { EntryMode } from '../split/table';
 import { recordEvent } from '../webhooks/outbox';
 import {
   CreateSplitRuleDto,
@@ -23,10 +26,13 @@ import {
 } from './dto/transaction.dto';
 import type { Transaction } from './entities/transaction.entity';
 import { detectBrand, passesLuhn } from './processor/card';
-import { CardData, PAYMENT_PROCESSOR, PaymentProcessor } from './processor/payment-processor';
+import { CardData, ChargeResult, PAYMENT_PROCESSOR, PaymentProcessor } from './processor/payment-processor';
 import { TransactionFilters, TransactionsRepository } from './transactions.repository';
 
 export type TransactionSource = 'api' | 'event_checkout' | 'subscription' | 'seed';
+
+/** Tells the processor about a void; queued with the void, retried until the processor answers. */
+export const PROCESSOR_VOID_JOB = 'transactions.processor-void';
 
 /**
  * Unified transactions: charge through the processor port with the fee and split resolved
@@ -34,7 +40,7 @@ export type TransactionSource = 'api' | 'event_checkout' | 'subscription' | 'see
  * events in one database transaction.
  */
 @Injectable()
-export class TransactionsService {
+export class TransactionsService implements OnModuleInit {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(TransactionsRepository) private readonly transactions: TransactionsRepository,
@@ -43,7 +49,16 @@ export class TransactionsService {
     @Inject(SplitService) private readonly split: SplitService,
     @Inject(PAYMENT_PROCESSOR) private readonly processor: PaymentProcessor,
     @Inject(AuthorizationService) private readonly authorization: AuthorizationService,
+    @Inject(JobQueue) private readonly jobs: JobQueue,
   ) {}
+
+  onModuleInit(): void {
+    this.jobs.define<{ reference: string }>({
+      name: PROCESSOR_VOID_JOB,
+      handler: ({ reference }) => this.processor.void(reference),
+      queue: { retryLimit: 20, retryDelay: 30, retryBackoff: true },
+    });
+  }
 
   async create(sellerId: string, input: CreateTransactionDto, source: TransactionSource = 'api'): Promise<TransactionResponseDto> {
     const payment = this.checkPayment(input);
@@ -72,6 +87,19 @@ export class TransactionsService {
       customer: input.customer ?? null,
     });
 
+    try {
+      return await this.record({ id, sellerId, input, source, payment, resolution, charge, ratePlanId: ratePlan.id, splitPlanId: splitPlan?.id ?? null });
+    } catch (error) {
+      // The processor took the money but the record failed: give the money back before answering,
+      // so that a retry cannot charge twice.
+      if (charge.status !== 'declined') await this.processor.void(charge.reference);
+      throw error;
+    }
+  }
+
+  /** Stores a charge the processor answered, with its events, in one database transaction. */
+  private record(charged: Charged): Promise<TransactionResponseDto> {
+    const { id, sellerId, input, source, payment, resolution, charge, ratePlanId, splitPlanId } = charged;
     return this.dataSource.transaction(async (manager) => {
       const tx = await this.transactions.insert(manager, {
         id,
@@ -88,8 +116,8 @@ export class TransactionsService {
         source,
         reference: input.reference ?? null,
         customer: input.customer ? { ...input.customer } : null,
-        ratePlanId: ratePlan.id,
-        splitPlanId: splitPlan?.id ?? null,
+        ratePlanId,
+        splitPlanId,
         feePercentage: resolution.fee.units,
         feeFixed: resolution.fee.fixed,
         feeAmount: resolution.fee.amount,
@@ -125,14 +153,18 @@ export class TransactionsService {
     return toTransactionView(tx, rules.get(id) ?? []);
   }
 
-  /** Reverses an approved or pending transaction; exactly one of concurrent voids succeeds. */
+  /**
+   * Reverses an approved or pending transaction; exactly one of concurrent voids succeeds. The
+   * processor is told by a job queued in the same database transaction (retried until it
+   * answers), so the record and the processor cannot end up disagreeing.
+   */
   async void(sellerId: string, id: string, reason?: string): Promise<TransactionResponseDto> {
     return this.dataSource.transaction(async (manager) => {
       const tx = await this.lockOrFail(manager, sellerId, id);
       if (tx.status !== 'approved' && tx.status !== 'pending') {
         throw new ConflictError('invalid_state', `A ${tx.status} transaction cannot be voided; only approved or pending ones can.`);
       }
-      if (tx.processorReference) await this.processor.void(tx.processorReference);
+      if (tx.processorReference) await this.jobs.send(PROCESSOR_VOID_JOB, { reference: tx.processorReference }, {}, manager);
       const voided = await this.transactions.update(manager, id, { status: 'voided', voidedAt: new Date(), voidReason: reason ?? null });
       const rules = await this.transactions.activeRules([id], manager);
       const view = toTransactionView(voided, rules.get(id) ?? []);
@@ -194,7 +226,13 @@ export class TransactionsService {
   async confirmPending(principal: Principal, id: string): Promise<TransactionResponseDto> {
     const found = await this.transactions.findById(id);
     if (!found) throw transactionNotFound();
-    await this.authorization.authorizeSeller(principal, found.sellerId, { permission: 'transactions.create' });
+    try {
+      await this.authorization.authorizeSeller(principal, found.sellerId, { permission: 'transactions.create' });
+    } catch (error) {
+      // A transaction of a seller the caller cannot see does not exist for them.
+      if (error instanceof NotFoundError) throw transactionNotFound();
+      throw error;
+    }
     return this.approvePending(id);
   }
 
@@ -221,7 +259,7 @@ export class TransactionsService {
   }
 
   /** Rules of API.md section 8 that tie the fields of a charge together. */
-  private checkPayment(input: CreateTransactionDto) {
+  private checkPayment(input: CreateTransactionDto): CheckedPayment {
     const problems: FieldErrors = {};
     const amount = checkMoney(input.amount);
     if (!amount.ok) problems.amount = [amount.message];
@@ -262,6 +300,26 @@ export class TransactionsService {
     if (Object.keys(problems).length > 0 || !amount.ok) throw new ValidationError(problems);
     return { amount: amount.value, installments, entryMode, brand, card };
   }
+}
+
+interface Charged {
+  id: string;
+  sellerId: string;
+  input: CreateTransactionDto;
+  source: TransactionSource;
+  payment: CheckedPayment;
+  resolution: Resolution;
+  charge: ChargeResult;
+  ratePlanId: string;
+  splitPlanId: string | null;
+}
+
+interface CheckedPayment {
+  amount: Cents;
+  installments: number;
+  entryMode: EntryMode;
+  brand: string | null;
+  card?: CardData;
 }
 
 function filtersOf(query: TransactionListQueryDto): TransactionFilters {

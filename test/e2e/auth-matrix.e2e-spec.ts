@@ -21,7 +21,8 @@ describe('auth matrix: identity and access routes', () => {
   const superOnly = (ok: number) => ({ ...unauthenticated, noAccess: 403, noPermission: 403, permitted: 403, superuser: ok, apiKey: 403, otherSellerKey: 403 });
   const sellerView = (ok: number) => ({ ...unauthenticated, noAccess: 404, noPermission: ok, permitted: ok, superuser: ok, apiKey: 403, otherSellerKey: 403 });
   const sellerPermission = (ok: number) => ({ ...unauthenticated, noAccess: 404, noPermission: 403, permitted: ok, superuser: ok, apiKey: 403, otherSellerKey: 403 });
-  const keyRoutes = (ok: number) => ({ ...unauthenticated, noAccess: 403, noPermission: 403, permitted: ok, superuser: ok, apiKey: 403, otherSellerKey: 403 });
+  // API key routes answer 400 'Seller not found.' to a caller who cannot see the seller (spec 4.1)
+  const keyRoutes = (ok: number) => ({ ...unauthenticated, noAccess: 400, noPermission: 403, permitted: ok, superuser: ok, apiKey: 403, otherSellerKey: 403 });
 
   const freshAccess = async () => grant(t, w.superuser, w.sellerA, await createUser(t), ['transactions.view']);
   const freshKey = async () => (await createApiKey(t, w.superuser.access, w.sellerA)).id;

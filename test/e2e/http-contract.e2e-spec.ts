@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { createTestDatabase, dropTestDatabase } from '../support/database';
 import { FixturesModule } from '../support/fixtures.module';
+import { createUser } from '../support/identity';
 import { TcpProxy } from '../support/tcp-proxy';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -109,6 +110,17 @@ describe('HTTP contract', () => {
       expectErrorBody(res.body, 413, 'payload_too_large');
     });
 
+    it('refuses NUL characters in the body or the query with 400 and the path', async () => {
+      const body = await t.http.post('/test-fixtures/echo', { name: 'a\u0000b', amount: '1.00', customer: { name: 'x' } });
+      expect(body.status).toBe(400);
+      expect(body.body.errors).toEqual({ name: ['must not contain NUL characters'] });
+      const nested = await t.http.post('/test-fixtures/echo', { name: 'a', amount: '1.00', customer: { name: '\u0000' } });
+      expect(nested.body.errors).toEqual({ 'customer.name': ['must not contain NUL characters'] });
+      const query = await t.http.get('/health/live?x=%00');
+      expect(query.status).toBe(400);
+      expect(query.body.errors).toEqual({ 'query.x': ['must not contain NUL characters'] });
+    });
+
     it('refuses bodies that are not JSON with 415', async () => {
       const res = await t.http.post('/test-fixtures/echo', undefined, {
         rawBody: 'name=x',
@@ -213,7 +225,12 @@ describe('database outage', () => {
   it('answers 503 service_unavailable while the database is unreachable, and recovers by itself', async () => {
     expect((await t.http.get('/health/ready')).status).toBe(200);
 
+    const user = await createUser(t);
+
     await proxy.cut();
+    const authenticated = await t.http.get('/user/me', { token: user.access });
+    expect(authenticated.status).toBe(503);
+    expect(authenticated.body.code).toBe('service_unavailable');
     const ready = await t.http.get('/health/ready');
     expect(ready.status).toBe(503);
     expect(ready.body.code).toBe('service_unavailable');

@@ -112,6 +112,10 @@ describe('sellers', () => {
     expect(both.status).toBe(400);
     const unknown = await t.http.post(`/sellers/${seller}/accesses`, { email: 'ghost@example.com', permissions: [] }, { token: superuser.access });
     expect(unknown.body.errors.email).toEqual(['must name an existing user']);
+    const nullUser = await t.http.post(`/sellers/${seller}/accesses`, { user: null, permissions: [] }, { token: superuser.access });
+    expect(nullUser.status).toBe(400);
+    const nullEmail = await t.http.post(`/sellers/${seller}/accesses`, { email: null, permissions: [] }, { token: superuser.access });
+    expect(nullEmail.status).toBe(400);
     const badCode = await t.http.post(`/sellers/${seller}/accesses`, { user: user.id, permissions: ['everything'] }, { token: superuser.access });
     expect(badCode.status).toBe(400);
     expect(badCode.body.errors.permissions).toBeDefined();

@@ -123,6 +123,9 @@ describe('users and sessions', () => {
       expect(promoted).toMatchObject({ created: false, user: { id: plain.id, isSuperuser: true } });
       const again = await login(t, plain.email, 'new root password');
       expect((await t.http.get('/user/me', { token: again.access })).body.is_superuser).toBe(true);
+      // the new password ends the sessions of the old one
+      expect((await t.http.get('/user/me', { token: plain.access })).status).toBe(401);
+      expect((await t.http.post('/user/token/refresh', { refresh: plain.refresh })).status).toBe(401);
     });
   });
 

@@ -84,6 +84,10 @@ describe('auth matrix: unified transactions', () => {
       expect((await t.http.get(path, { token: w.callers.apiKey })).status).toBe(404);
     }
     expect((await t.http.post(`${base()}/${foreign}/void`, {}, { token: w.superuser.access })).status).toBe(404);
+    const pending = await t.http.post(`/unified/accounts/sellers/${other.sellerId}/transactions`, { amount: '5.00', payment_type: 'pix' }, { token: w.superuser.access });
+    const confirm = await t.http.post(`/sandbox/transactions/${pending.body.id}/confirm`, undefined, { token: w.permittedUser.access });
+    expect(confirm.status).toBe(404);
+    expect(confirm.body.code).toBe('transaction_not_found');
     const list = await t.http.get(`${base()}?limit=100`, { token: w.callers.apiKey });
     expect(list.body.results.map((x: { id: string }) => x.id)).not.toContain(foreign);
   });

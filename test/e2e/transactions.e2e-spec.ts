@@ -223,7 +223,7 @@ describe('unified transactions', () => {
       expect(second.body.results.map((x: { id: string }) => x.id)).toEqual([a.id]);
       expect(second.body.next_cursor).toBeNull();
 
-      for (const bad of ['status=lost', 'amount_min=1.234', 'created_after=yesterday', 'limit=0', 'payment_type=cash']) {
+      for (const bad of ['status=lost', 'amount_min=1.234', 'created_after=yesterday', 'created_after=2026-W01', 'created_before=20260101', 'limit=0', 'payment_type=cash']) {
         expect((await t.http.get(`${path}?${bad}`, { token: superuser.access })).status).toBe(400);
       }
     });

@@ -87,6 +87,12 @@ export function toErrorResponse(error: unknown, requestId: string): ErrorRespons
         headers: { 'retry-after': '1' },
       });
     }
+    // Class 22, data exception: a value the database cannot hold got past validation.
+    if (code?.startsWith('22')) {
+      return build(400, 'invalid_input', 'A value in the request cannot be stored (out of range or malformed).', {
+        unexpected: true,
+      });
+    }
   }
   if (error instanceof HttpException) {
     const status = error.getStatus();

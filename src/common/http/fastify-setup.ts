@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
-import { ApiError, MethodNotAllowedError, NotFoundError } from '../errors/api-error';
+import { ApiError, MethodNotAllowedError, NotFoundError, ValidationError } from '../errors/api-error';
 import { toErrorResponse } from '../errors/error-response';
 import type { HttpMetrics } from '../../metrics/http-metrics';
 
@@ -50,6 +50,14 @@ export function createFastifyAdapter(options: { logger: Logger; metrics: HttpMet
     return reply.status(response.status).headers(response.headers).send(response.body);
   });
 
+  // PostgreSQL text cannot hold NUL characters: refuse them up front, with the field's path.
+  fastify.addHook('preValidation', async (request, reply) => {
+    const path = nulPath(request.query, 'query') ?? nulPath(request.body, '');
+    if (path === null) return;
+    const response = toErrorResponse(ValidationError.of(path || 'body', 'must not contain NUL characters'), String(request.id));
+    return reply.status(response.status).headers(response.headers).send(response.body);
+  });
+
   fastify.addHook('onResponse', async (request, reply) => {
     const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
     const seconds = reply.elapsedTime / 1000;
@@ -73,6 +81,19 @@ function requestIdOf(req: IncomingMessage): string {
 function pathOf(url: string): string {
   const q = url.indexOf('?');
   return q === -1 ? url : url.slice(0, q);
+}
+
+/** The path of the first string holding a NUL character, or null. */
+function nulPath(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, child] of Object.entries(value)) {
+    const childPath = path ? `${path}.${key}` : key;
+    if (key.includes('\u0000')) return childPath;
+    const found = nulPath(child, childPath);
+    if (found !== null) return found;
+  }
+  return null;
 }
 
 /** An empty body counts as no body; anything else must be valid JSON (no prototype pollution). */

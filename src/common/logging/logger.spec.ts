@@ -31,4 +31,30 @@ describe('log redaction', () => {
     expect(text).toContain('a@b.c');
     expect(text).toContain('[REDACTED]');
   });
+
+  it('logs a failed SQL statement without its text or parameters', () => {
+    const lines: string[] = [];
+    const logger = createLogger(
+      'info',
+      new Writable({
+        write(chunk, _e, done) {
+          lines.push(String(chunk));
+          done();
+        },
+      }),
+    );
+    const error = Object.assign(new Error('duplicate key'), {
+      query: 'INSERT INTO users (password_hash) VALUES ($1)',
+      parameters: ['$argon2id$secret-hash'],
+      driverError: { detail: 'Key (email)=(a@b.c) exists' },
+      code: '23505',
+    });
+    logger.error({ err: error }, 'Unhandled error');
+    const text = lines.join('');
+    expect(text).toContain('duplicate key');
+    expect(text).toContain('23505');
+    expect(text).not.toContain('secret-hash');
+    expect(text).not.toContain('INSERT INTO');
+    expect(text).not.toContain('a@b.c');
+  });
 });

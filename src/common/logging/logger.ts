@@ -47,10 +47,21 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       base: { service: 'payments-api' },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
-      serializers: { err: pino.stdSerializers.err },
+      serializers: { err: serializeError },
     },
     destination,
   );
+}
+
+/**
+ * Errors as pino writes them, minus what a failed SQL statement carries: its text and bound
+ * parameters may hold password hashes, one-time codes or personal data.
+ */
+function serializeError(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const serialized = pino.stdSerializers.err(error) as unknown as Record<string, unknown>;
+  for (const key of ['parameters', 'query', 'driverError', 'detail', 'where']) delete serialized[key];
+  return serialized;
 }
 
 /**

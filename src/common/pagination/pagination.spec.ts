@@ -15,7 +15,7 @@ describe('cursor pagination', () => {
     expect(() => decodeCursor(cursor, false)).toThrow(ApiError);
   });
 
-  it.each(['garbage', '', encodeCursor('1; DROP TABLE x', true), Buffer.from('{"p":1,"d":"d"}').toString('base64url')])(
+  it.each(['garbage', '', encodeCursor('1; DROP TABLE x', true), encodeCursor('9999999999999999999', true), Buffer.from('{"p":1,"d":"d"}').toString('base64url')])(
     'refuses the tampered cursor %p with 400 invalid_cursor',
     (cursor) => {
       try {

@@ -13,6 +13,7 @@ import { BadRequestError } from '../errors/api-error';
  */
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
+const MAX_POSITION = 9_223_372_036_854_775_807n; // PostgreSQL bigint
 
 export type Ordering = 'created_at' | '-created_at';
 
@@ -81,7 +82,12 @@ export function decodeCursor(cursor: string, descending: boolean): string {
   } catch {
     throw invalidCursor();
   }
-  if (typeof payload?.p !== 'string' || !/^\d{1,19}$/.test(payload.p) || (payload.d !== 'd' && payload.d !== 'a')) {
+  if (
+    typeof payload?.p !== 'string' ||
+    !/^\d{1,19}$/.test(payload.p) ||
+    BigInt(payload.p) > MAX_POSITION ||
+    (payload.d !== 'd' && payload.d !== 'a')
+  ) {
     throw invalidCursor();
   }
   if ((payload.d === 'd') !== descending) {

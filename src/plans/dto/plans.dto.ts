@@ -1,5 +1,5 @@
 import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import { Allow, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { MoneyField } from '../../common/money/money.decorators';
 import { PageQueryDto } from '../../common/pagination/pagination';
 import { ResolutionView } from '../../split/split.service';
@@ -61,8 +61,9 @@ export class CreateSplitPlanDto {
   @MaxLength(200)
   name: string;
 
-  @ApiProperty({ format: 'uuid', description: 'The rate plan whose cells this plan distributes.' })
-  @IsUUID('all', { message: 'must be the UUID of a rate plan' })
+  @ApiProperty({ format: 'uuid', description: 'The rate plan whose cells this plan distributes (unknown: 400 rate_plan_not_found).' })
+  @IsString()
+  @MaxLength(100)
   rate_plan: string;
 
   @ApiProperty({ example: SPLIT_EXAMPLE, description: 'Split table for card-present payments, as a JSON string (single quotes accepted).' })

@@ -1,16 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayUnique, IsArray, IsEmail, IsIn, IsOptional, IsUUID } from 'class-validator';
+import { ArrayUnique, IsArray, IsEmail, IsIn, IsUUID } from 'class-validator';
+import { IsOmittable } from '../../common/validation/optional.decorator';
 import { Permission, PERMISSIONS } from '../../auth/permissions';
 import type { Access } from '../entities/access.entity';
 
 export class CreateAccessDto {
   @ApiPropertyOptional({ format: 'uuid', description: 'The user, by id (or give `email`).' })
-  @IsOptional()
+  @IsOmittable()
   @IsUUID('all', { message: 'must be a UUID' })
   user?: string;
 
   @ApiPropertyOptional({ description: 'The user, by e-mail (or give `user`).' })
-  @IsOptional()
+  @IsOmittable()
   @IsEmail({}, { message: 'must be an e-mail address' })
   email?: string;
 

@@ -4,7 +4,6 @@ import {
   IsEmail,
   IsIn,
   IsInt,
-  IsISO8601,
   IsNotEmpty,
   IsOptional,
   IsString,
@@ -16,6 +15,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { MoneyField } from '../../common/money/money.decorators';
+import { IsDateTime } from '../../common/validation/date-time.decorator';
 import { PageQueryDto } from '../../common/pagination/pagination';
 import { ENTRY_MODES, EntryMode, MAX_CREDIT_INSTALLMENTS, PAYMENT_TYPES, PaymentType } from '../../split/table';
 import { formatMoney, formatPercentage } from '../../common/money/money';
@@ -150,12 +150,12 @@ export class TransactionListQueryDto extends PageQueryDto {
 
   @ApiPropertyOptional({ format: 'date-time' })
   @IsOptional()
-  @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 date-time' })
+  @IsDateTime()
   created_after?: string;
 
   @ApiPropertyOptional({ format: 'date-time' })
   @IsOptional()
-  @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 date-time' })
+  @IsDateTime()
   created_before?: string;
 
   @MoneyField({ allowZero: true, required: false, description: 'Smallest amount, inclusive.' })
