@@ -1,4 +1,5 @@
 import { splitBenchmark } from './split.bench';
+import { transactionsBenchmark } from './transactions.bench';
 
 /**
  * `npm run bench -- [name ...]`: runs the named benchmarks (all without a name). Each prints
@@ -7,6 +8,7 @@ import { splitBenchmark } from './split.bench';
  */
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   split: splitBenchmark,
+  transactions: transactionsBenchmark,
 };
 
 async function main(): Promise<void> {

@@ -1,0 +1,79 @@
+import Fastify from 'fastify';
+import jwt from 'jsonwebtoken';
+import { Pool } from 'pg';
+import { formatMoney, formatPercentage } from '../src/common/money/money';
+
+/**
+ * The yardstick of the detail benchmark: a bare Fastify + pg handler that authenticates the
+ * same JWT and runs the same queries as the service's GET of a transaction (user, seller
+ * access, transaction, split rules), with no framework in between.
+ */
+const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+const secret = process.env.JWT_SECRET!;
+const app = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } });
+
+app.get('/health/ready', async () => ({ status: 'ok' }));
+
+app.get<{ Params: { sellers_pk: string; id: string } }>('/unified/accounts/sellers/:sellers_pk/transactions/:id', async (request, reply) => {
+  const token = (request.headers.authorization ?? '').replace(/^Bearer /, '');
+  let claims: jwt.JwtPayload;
+  try {
+    claims = jwt.verify(token, secret, { algorithms: ['HS256'], issuer: 'seller-payments', audience: 'seller-payments-api' }) as jwt.JwtPayload;
+  } catch {
+    return reply.status(401).send({ statusCode: 401 });
+  }
+  const user = await pool.query('SELECT id, is_superuser, token_version FROM users WHERE id = $1', [claims.sub]);
+  if (!user.rows[0] || user.rows[0].token_version !== claims.ver) return reply.status(401).send({ statusCode: 401 });
+  const access = await pool.query(
+    'SELECT a.permissions FROM sellers s LEFT JOIN accesses a ON a.seller_id = s.id AND a.user_id = $2 WHERE s.id = $1',
+    [request.params.sellers_pk, claims.sub],
+  );
+  if (!access.rows[0]?.permissions?.includes('transactions.view')) return reply.status(404).send({ statusCode: 404 });
+  const found = await pool.query('SELECT * FROM transactions WHERE seller_id = $1 AND id = $2 LIMIT 1', [request.params.sellers_pk, request.params.id]);
+  const t = found.rows[0];
+  if (!t) return reply.status(404).send({ statusCode: 404 });
+  const rules = await pool.query(
+    'SELECT * FROM transaction_split_rules WHERE transaction_id = ANY($1) AND deleted_at IS NULL ORDER BY seq',
+    [[t.id]],
+  );
+  return {
+    id: t.id,
+    seller: t.seller_id,
+    amount: formatMoney(Number(t.amount)),
+    currency: t.currency,
+    payment_type: t.payment_type,
+    installments: t.installments,
+    card_brand: t.card_brand,
+    card_last4: t.card_last4,
+    entry_mode: t.entry_mode,
+    status: t.status,
+    description: t.description,
+    source: t.source,
+    reference: t.reference,
+    customer: t.customer,
+    fees: { percentage: formatPercentage(t.fee_percentage), fixed: formatMoney(Number(t.fee_fixed)), amount: formatMoney(Number(t.fee_amount)) },
+    rate_plan: t.rate_plan_id,
+    split_plan: t.split_plan_id,
+    split: {
+      shares: t.shares,
+      developer_amount: formatMoney(Number(t.developer_amount)),
+      participants_amount: formatMoney(Number(t.participants_amount)),
+      seller_net: formatMoney(Number(t.seller_net)),
+    },
+    split_rules: rules.rows,
+    pix: t.pix,
+    boleto: t.boleto,
+    decline_reason: t.decline_reason,
+    created_at: t.created_at.toISOString(),
+    updated_at: t.updated_at.toISOString(),
+    approved_at: t.approved_at?.toISOString() ?? null,
+    voided_at: t.voided_at?.toISOString() ?? null,
+    void_reason: t.void_reason,
+  };
+});
+
+app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' }).catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
+process.on('SIGTERM', () => void app.close().then(() => pool.end()).then(() => process.exit(0)));

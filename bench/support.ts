@@ -1,0 +1,102 @@
+import { spawn, ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
+import { runMigrations } from '../src/database/migrate';
+import { PROJECT_ROOT } from '../src/config/paths';
+
+export const BENCH_JWT_SECRET = 'bench-secret-that-is-long-enough-0123456789';
+
+/** A fresh, migrated database: on DATABASE_URL's server when set, else an embedded PostgreSQL. */
+export async function benchDatabase(): Promise<{ url: string; stop(): Promise<void> }> {
+  let serverUrl = process.env.DATABASE_URL;
+  let stopServer = async () => undefined as void;
+  if (!serverUrl) {
+    const dir = mkdtempSync(join(tmpdir(), 'payments-bench-'));
+    chmodSync(dir, 0o755);
+    const embedded = await startEmbeddedPostgres(dir, () => undefined);
+    serverUrl = embedded.url;
+    stopServer = async () => {
+      await embedded.stop();
+      rmSync(dir, { recursive: true, force: true });
+    };
+  }
+  const name = `payments_bench_${process.pid}`;
+  const admin = new URL(serverUrl);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  await runMigrations(url.toString());
+  return {
+    url: url.toString(),
+    async stop() {
+      const c = new Client({ connectionString: admin.toString() });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+      await stopServer();
+    },
+  };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Starts a compiled entry point of this project as a child process and waits for its /health/ready. */
+export async function startServer(script: string, env: Record<string, string>, readyPath = '/health/ready'): Promise<{ url: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [join(PROJECT_ROOT, script)], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url + readyPath)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${script} did not become ready`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Sequential requests after a warm-up; the median latency in milliseconds. */
+export async function medianLatency(url: string, headers: Record<string, string>, requests = 300): Promise<number> {
+  const timings: number[] = [];
+  for (let i = 0; i < requests + 30; i++) {
+    const start = process.hrtime.bigint();
+    const res = await fetch(url, { headers });
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`${url}: ${res.status}`);
+    if (i >= 30) timings.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  timings.sort((a, b) => a - b);
+  return timings[Math.floor(timings.length / 2)];
+}
