@@ -2,6 +2,7 @@ import { Foundation1763700000000 } from './1763700000000-foundation';
 import { IdentityAndAccess1763700100000 } from './1763700100000-identity-and-access';
 import { Plans1763700200000 } from './1763700200000-plans';
 import { Transactions1763700300000 } from './1763700300000-transactions';
+import { Ledger1763700400000 } from './1763700400000-ledger';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
-export const migrations = [Foundation1763700000000, IdentityAndAccess1763700100000, Plans1763700200000, Transactions1763700300000];
+export const migrations = [Foundation1763700000000, IdentityAndAccess1763700100000, Plans1763700200000, Transactions1763700300000, Ledger1763700400000];

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { UsersModule } from '../auth/users.module';
 import { PlansModule } from '../plans/plans.module';
+import { VirtualAccountsModule } from '../virtual-accounts/virtual-accounts.module';
 import { AccessesService } from './accesses.service';
 import { Access } from './entities/access.entity';
 import { Seller } from './entities/seller.entity';
@@ -12,7 +13,7 @@ import { SellersService } from './sellers.service';
 
 /** Sellers, their sub-accounts (unified accounts) and the access table. */
 @Module({
-  imports: [TypeOrmModule.forFeature([Seller, Subaccount, Access]), UsersModule, PlansModule],
+  imports: [TypeOrmModule.forFeature([Seller, Subaccount, Access]), UsersModule, PlansModule, VirtualAccountsModule],
   controllers: [SellersController],
   providers: [SellersRepository, SellersService, AccessesService],
   exports: [SellersService],

@@ -7,6 +7,7 @@ import type { Principal } from '../auth/principal';
 import { BadRequestError, ConflictError, FieldErrors, NotFoundError, ValidationError } from '../common/errors/api-error';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { PlansService } from '../plans/plans.service';
+import { VirtualAccountsService } from '../virtual-accounts/virtual-accounts.service';
 import { normaliseDocument } from './document';
 import { CreateSellerDto, SellerResponseDto, UpdateSellerDto } from './dto/seller.dto';
 import { SubaccountResponseDto } from './dto/subaccount.dto';
@@ -21,6 +22,7 @@ export class SellersService {
     @Inject(SellersRepository) private readonly sellers: SellersRepository,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(PlansService) private readonly plans: PlansService,
+    @Inject(VirtualAccountsService) private readonly virtualAccounts: VirtualAccountsService,
   ) {}
 
   async create(input: CreateSellerDto): Promise<SellerResponseDto> {
@@ -142,13 +144,18 @@ export class SellersService {
     return accesses.map((a) => ({ seller: a.sellerId, permissions: a.permissions }));
   }
 
+  /** A sub-account and its virtual account (same id), created together. */
   async createSubaccount(sellerId: string, name: string): Promise<SubaccountResponseDto> {
-    const sub = await this.dataSource.transaction((manager) => this.sellers.createSubaccount(manager, sellerId, name.trim()));
-    return SubaccountResponseDto.of(sub, null);
+    const sub = await this.dataSource.transaction(async (manager) => {
+      const created = await this.sellers.createSubaccount(manager, sellerId, name.trim());
+      await this.virtualAccounts.open(manager, { id: created.id, sellerId, name: created.name });
+      return created;
+    });
+    return SubaccountResponseDto.of(sub);
   }
 
   async listSubaccounts(sellerId: string, page: PageRequest): Promise<Page<SubaccountResponseDto>> {
     const rows = await this.sellers.listSubaccounts(sellerId, page);
-    return toPage(rows, page, (s) => s.seq, (s) => SubaccountResponseDto.of(s, null));
+    return toPage(rows, page, (s) => s.seq, (s) => SubaccountResponseDto.of(s));
   }
 }

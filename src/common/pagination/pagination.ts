@@ -111,6 +111,15 @@ export function applyKeyset<T extends ObjectLiteral>(
   return query.orderBy(column, page.descending ? 'DESC' : 'ASC').limit(page.limit + 1);
 }
 
+/**
+ * The same for hand-written SQL: the keyset condition (its value appended to `params`, or
+ * null on the first page) and the ORDER BY / LIMIT clause.
+ */
+export function keysetSql(column: string, page: PageRequest, params: unknown[]): { condition: string | null; orderAndLimit: string } {
+  const condition = page.after === null ? null : `${column} ${page.descending ? '<' : '>'} $${params.push(page.after)}`;
+  return { condition, orderAndLimit: `ORDER BY ${column} ${page.descending ? 'DESC' : 'ASC'} LIMIT ${page.limit + 1}` };
+}
+
 /** Cuts the extra row off and makes the cursor of the next page from the last row kept. */
 export function toPage<R, T>(rows: R[], page: PageRequest, positionOf: (row: R) => string, map: (row: R) => T): Page<T> {
   const hasMore = rows.length > page.limit;

@@ -14,16 +14,16 @@ export class SubaccountResponseDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'uuid' }) seller: string;
   @ApiProperty() name: string;
-  @ApiProperty({ format: 'uuid', nullable: true, type: 'string', description: 'Its virtual account (same id).' })
-  virtual_account: string | null;
+  @ApiProperty({ format: 'uuid', description: 'Its virtual account, opened with it (same id).' })
+  virtual_account: string;
   @ApiProperty({ format: 'date-time' }) created_at: string;
 
-  static of(sub: Subaccount, virtualAccount: string | null): SubaccountResponseDto {
+  static of(sub: Subaccount): SubaccountResponseDto {
     return {
       id: sub.id,
       seller: sub.sellerId,
       name: sub.name,
-      virtual_account: virtualAccount,
+      virtual_account: sub.id,
       created_at: sub.createdAt.toISOString(),
     };
   }

@@ -1,0 +1,87 @@
+import { Body, Controller, Get, Inject, Param, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../auth/access.decorators';
+import { Idempotent } from '../common/idempotency/idempotent.decorator';
+import { PageOf, PageQueryDto, toPageRequest } from '../common/pagination/pagination';
+import { UuidParam } from '../common/validation/uuid-param';
+import { ApiErrorResponses } from '../openapi/api-error-responses.decorator';
+import {
+  DepositDto,
+  PayDto,
+  PostingResponseDto,
+  PostingsQueryDto,
+  TransferDto,
+  VirtualAccountResponseDto,
+} from './dto/virtual-account.dto';
+import { VirtualAccountsService } from './virtual-accounts.service';
+
+const view = { seller: 'account_id', permission: 'virtualaccounts.view' } as const;
+const operate = { seller: 'account_id', permission: 'virtualaccounts.operate' } as const;
+const NOT_FOUND = 'Virtual account not found.';
+
+/**
+ * Virtual accounts of a seller. There is no DELETE, not even for administrators: it would
+ * destroy accounting history (405). Retire an account by emptying it with a transfer.
+ */
+@ApiTags('virtual accounts')
+@Controller('uniconta/seller/:account_id/virtualaccounts')
+export class VirtualAccountsController {
+  constructor(@Inject(VirtualAccountsService) private readonly accounts: VirtualAccountsService) {}
+
+  @Get()
+  @Authenticated(view)
+  @ApiOperation({ summary: "The seller's virtual accounts" })
+  @ApiOkResponse({ type: PageOf(VirtualAccountResponseDto) })
+  @ApiErrorResponses(400)
+  list(@Param('account_id') sellerId: string, @Query() query: PageQueryDto) {
+    return this.accounts.list(sellerId, toPageRequest(query));
+  }
+
+  @Get(':id')
+  @Authenticated(view)
+  @ApiOperation({ summary: 'One virtual account with its balance' })
+  @ApiOkResponse({ type: VirtualAccountResponseDto })
+  @ApiErrorResponses(405)
+  get(@Param('account_id') sellerId: string, @UuidParam('id', NOT_FOUND) id: string): Promise<VirtualAccountResponseDto> {
+    return this.accounts.get(sellerId, id);
+  }
+
+  @Get(':id/postings')
+  @Authenticated(view)
+  @ApiOperation({ summary: 'Statement: postings newest first, each with the balance after it' })
+  @ApiOkResponse({ type: PageOf(PostingResponseDto) })
+  @ApiErrorResponses(400)
+  postings(@Param('account_id') sellerId: string, @UuidParam('id', NOT_FOUND) id: string, @Query() query: PostingsQueryDto) {
+    return this.accounts.postings(sellerId, id, query, toPageRequest(query));
+  }
+
+  @Post(':id/deposit')
+  @Authenticated(operate)
+  @Idempotent()
+  @ApiOperation({ summary: 'Deposit money into the virtual account' })
+  @ApiCreatedResponse({ type: PostingResponseDto })
+  @ApiErrorResponses(400, 409, 422)
+  deposit(@Param('account_id') sellerId: string, @UuidParam('id', NOT_FOUND) id: string, @Body() body: DepositDto): Promise<PostingResponseDto> {
+    return this.accounts.deposit(sellerId, id, body);
+  }
+
+  @Post(':id/pay')
+  @Authenticated(operate)
+  @Idempotent()
+  @ApiOperation({ summary: 'Pay a bill from the virtual account (400 insufficient_funds past the balance)' })
+  @ApiCreatedResponse({ type: PostingResponseDto })
+  @ApiErrorResponses(400, 409, 422)
+  pay(@Param('account_id') sellerId: string, @UuidParam('id', NOT_FOUND) id: string, @Body() body: PayDto): Promise<PostingResponseDto> {
+    return this.accounts.pay(sellerId, id, body);
+  }
+
+  @Post(':id/transfer')
+  @Authenticated(operate)
+  @Idempotent()
+  @ApiOperation({ summary: 'Transfer out: to another virtual account, a PIX key or a bank account' })
+  @ApiCreatedResponse({ type: PostingResponseDto })
+  @ApiErrorResponses(400, 409, 422)
+  transfer(@Param('account_id') sellerId: string, @UuidParam('id', NOT_FOUND) id: string, @Body() body: TransferDto): Promise<PostingResponseDto> {
+    return this.accounts.transfer(sellerId, id, body);
+  }
+}
