@@ -1,11 +1,11 @@
 import { spawn, ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { runMigrations } from '../src/database/migrate';
+import { findFreePort } from '../src/common/net/free-port';
 import { PROJECT_ROOT } from '../src/config/paths';
 
 export const BENCH_JWT_SECRET = 'bench-secret-that-is-long-enough-0123456789';
@@ -47,40 +47,39 @@ export async function benchDatabase(): Promise<{ url: string; stop(): Promise<vo
   };
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
+/** Starts a compiled entry point of this project as a child process and waits for its /health/ready. */
+export function startServer(script: string, env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
+  return startProcess([join(PROJECT_ROOT, script)], env);
 }
 
-/** Starts a compiled entry point of this project as a child process and waits for its /health/ready. */
-export async function startServer(script: string, env: Record<string, string>, readyPath = '/health/ready'): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [join(PROJECT_ROOT, script)], {
+/**
+ * Starts `node <args>` with the environment plus PORT/HOST on a free loopback port, and waits
+ * until its /health/ready answers.
+ */
+export async function startProcess(args: string[], env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
+  const port = await findFreePort();
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: PROJECT_ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
     try {
-      if ((await fetch(url + readyPath)).ok) break;
+      if ((await fetch(`${url}/health/ready`)).ok) break;
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`${script} did not become ready`);
+    if (Date.now() > deadline) throw new Error(`${args.join(' ')} did not become ready in 60 s`);
     await new Promise((r) => setTimeout(r, 200));
   }
   return {
     url,
     stop: () =>
       new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),

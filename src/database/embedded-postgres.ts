@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
+import { findFreePort } from '../common/net/free-port';
 
 /**
  * The embedded PostgreSQL used when no DATABASE_URL is configured: real PostgreSQL
@@ -108,18 +108,6 @@ function readOrCreateState(root: string): EmbeddedState {
   const state: EmbeddedState = { password: randomBytes(24).toString('base64url') };
   writeState(root, state);
   return state;
-}
-
-function findFreePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.unref();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /**
