@@ -80,7 +80,9 @@ program
   .action(async (options: { baseUrl: string }) => {
     await withApplication(async (app) => {
       const summary = await seedDemo(app);
-      console.log(`Demo data ready (${summary.transactionsCreated} transactions created this run).`);
+      console.log(
+        `Demo data ready (${summary.transactionsCreated} transactions and ${summary.postingsCreated} ledger postings created this run).`,
+      );
       console.log(`  superuser: ${summary.admin.email} / ${summary.admin.password}`);
       console.log(`  seller:    ${summary.sellerId}  (sub-accounts: ${Object.entries(summary.subaccounts).map(([k, v]) => `${k} ${v}`).join(', ')})`);
       console.log(`  plans:     rate ${summary.ratePlanId}, split ${summary.splitPlanId}`);

@@ -7,6 +7,7 @@ import { PlansService } from '../plans/plans.service';
 import { RatePlansSyncService } from '../plans/rate-plans-sync.service';
 import { SellersService } from '../sellers/sellers.service';
 import { TransactionsService } from '../transactions/transactions.service';
+import { VirtualAccountsService } from '../virtual-accounts/virtual-accounts.service';
 
 export const DEMO_ADMIN = { email: 'admin@demo.local', password: 'demo-admin-password', name: 'Demo Admin' };
 const DEMO_SELLER = { name: 'Loja Demo', document: '11222333000181', email: 'financeiro@lojademo.local' };
@@ -22,6 +23,7 @@ export interface DemoSummary {
   ratePlanId: string;
   splitPlanId: string;
   transactionsCreated: number;
+  postingsCreated: number;
 }
 
 /**
@@ -87,6 +89,20 @@ export async function seedDemo(app: INestApplicationContext): Promise<DemoSummar
       transactionsCreated += 1;
     }
   }
+  // The sub-accounts' virtual accounts get money and one transfer, so a statement shows at once.
+  const ledger = app.get(VirtualAccountsService);
+  const master = await ledger.get(seller.id, subaccounts.Master);
+  let postingsCreated = 0;
+  if (master.balance === '0.00') {
+    await ledger.deposit(seller.id, subaccounts.Master, { amount: '1500.00', description: 'Initial deposit', external_reference: 'seed-demo-1' });
+    await ledger.deposit(seller.id, subaccounts.Agente, { amount: '300.00', description: 'Initial deposit', external_reference: 'seed-demo-2' });
+    await ledger.transfer(seller.id, subaccounts.Master, {
+      amount: '250.00',
+      description: 'Commission to the agent',
+      destination: { virtual_account: subaccounts.Agente },
+    });
+    postingsCreated = 3;
+  }
   return {
     admin: DEMO_ADMIN,
     sellerId: seller.id,
@@ -95,6 +111,7 @@ export async function seedDemo(app: INestApplicationContext): Promise<DemoSummar
     ratePlanId: ratePlan.id,
     splitPlanId: splitPlan.id,
     transactionsCreated,
+    postingsCreated,
   };
 }
 
@@ -112,5 +129,8 @@ export function demoCurlLines(summary: DemoSummary, baseUrl: string): string[] {
     `curl -s -X POST ${tx} ${auth} ${json} -H "Idempotency-Key: $(node -p 'crypto.randomUUID()')" -d '{"amount":"99.90","payment_type":"credit","installments":1,"card":{"number":"4111111111111111","holder_name":"ANA","exp_month":12,"exp_year":2032,"cvv":"123"}}'`,
     `curl -s -X POST ${baseUrl}/plans/plans/split/${summary.splitPlanId}/simulate/ ${auth} ${json} -d '{"amount":"100.00","payment_type":"credit","installments":1,"card_brand":"Visa","entry_mode":"online"}'`,
     `curl -s -X POST ${baseUrl}/integrations/apikeys/${summary.sellerId}/apikeys/ ${auth} ${json} -d '{"label":"demo","description":""}'`,
+    `curl -s ${baseUrl}/uniconta/seller/${summary.sellerId}/virtualaccounts/ ${auth}`,
+    `curl -s ${baseUrl}/uniconta/seller/${summary.sellerId}/virtualaccounts/${summary.subaccounts.Agente}/postings/ ${auth}`,
+    `curl -s -X POST ${baseUrl}/uniconta/seller/${summary.sellerId}/virtualaccounts/${summary.subaccounts.Master}/transfer/ ${auth} ${json} -H "Idempotency-Key: $(node -p 'crypto.randomUUID()')" -d '{"amount":"10.00","description":"PIX out","destination":{"pix_key":"ana@example.com"}}'`,
   ];
 }

@@ -14,7 +14,8 @@ describe('seed:demo', () => {
     const first = await seedDemo(t.app);
     expect(first.transactionsCreated).toBeGreaterThanOrEqual(4);
     const second = await seedDemo(t.app);
-    expect(second).toEqual({ ...first, transactionsCreated: 0 });
+    expect(first.postingsCreated).toBe(3);
+    expect(second).toEqual({ ...first, transactionsCreated: 0, postingsCreated: 0 });
 
     const { access } = await login(t, DEMO_ADMIN.email, DEMO_ADMIN.password);
     const seller = await t.http.get(`/sellers/${first.sellerId}`, { token: access });
@@ -29,6 +30,12 @@ describe('seed:demo', () => {
     expect(new Set(list.body.results.map((x: { payment_type: string }) => x.payment_type))).toEqual(new Set(['credit', 'debit', 'pix', 'boleto']));
     expect(new Set(list.body.results.map((x: { status: string }) => x.status))).toEqual(new Set(['approved', 'declined', 'pending']));
     expect((await t.db.query(`SELECT count(*)::int AS n FROM sellers`)).rows[0].n).toBe(2);
+
+    const agent = await t.http.get(`/uniconta/seller/${first.sellerId}/virtualaccounts/${first.subaccounts.Agente}/postings`, { token: access });
+    expect(agent.body.results.map((p: { type: string; balance_after: string }) => [p.type, p.balance_after])).toEqual([
+      ['transfer_in', '550.00'],
+      ['deposit', '300.00'],
+    ]);
 
     const lines = demoCurlLines(first, t.baseUrl);
     expect(lines.every((line) => line.includes(t.baseUrl))).toBe(true);
