@@ -1,3 +1,4 @@
+import { ledgerBenchmark } from './ledger.bench';
 import { splitBenchmark } from './split.bench';
 import { transactionsBenchmark } from './transactions.bench';
 
@@ -9,6 +10,7 @@ import { transactionsBenchmark } from './transactions.bench';
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   split: splitBenchmark,
   transactions: transactionsBenchmark,
+  ledger: ledgerBenchmark,
 };
 
 async function main(): Promise<void> {

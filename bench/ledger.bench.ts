@@ -1,0 +1,148 @@
+import autocannon from 'autocannon';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { Client } from 'pg';
+import { median } from './measure';
+import { BENCH_JWT_SECRET, benchDatabase, startServer } from './support';
+
+/**
+ * Ledger throughput: internal transfers per second through HTTP (JWT, 32 connections, 100
+ * virtual accounts) next to pgbench's built-in TPC-B-like transactions per second with 32
+ * clients on the same PostgreSQL server, interleaved rounds, and their ratio.
+ */
+export async function ledgerBenchmark(): Promise<void> {
+  const db = await benchDatabase();
+  const api = await startServer('dist/src/main.js', {
+    DATABASE_URL: db.url,
+    JWT_SECRET: BENCH_JWT_SECRET,
+    LOG_LEVEL: 'warn',
+    WORKERS_IN_API: 'false',
+    NODE_ENV: 'production',
+  });
+  const pgbench = findPgbench();
+  const pgbenchDb = await createPgbenchDatabase(db.url, pgbench);
+  try {
+    const { token, base, accounts } = await setUp(api.url, db.url);
+    const transfers: number[] = [];
+    const tps: number[] = [];
+    await transferLoad(base, token, accounts, 3); // warm-up
+    for (let round = 0; round < 2; round++) {
+      transfers.push(await transferLoad(base, token, accounts, 10));
+      if (pgbench && pgbenchDb) tps.push(runPgbench(pgbench, pgbenchDb, 10));
+    }
+    const http = median(transfers);
+    console.log('\nInternal transfers through HTTP (JWT, 32 connections, 100 accounts; median of 2 rounds)');
+    console.log(`  transfers per second                 ${Math.round(http).toString().padStart(8)}/s`);
+    if (tps.length > 0) {
+      const bench = median(tps);
+      console.log(`  pgbench TPC-B-like, 32 clients       ${Math.round(bench).toString().padStart(8)} tps`);
+      console.log(`  ratio transfers / pgbench: ${(http / bench).toFixed(2)}   (target >= 0.5)`);
+    } else {
+      console.log('  pgbench was not found (install the PostgreSQL client tools, e.g. Debian\'s postgresql-15): no ratio.');
+    }
+  } finally {
+    await api.stop();
+    if (pgbenchDb) await dropDatabase(db.url, 'payments_pgbench');
+    await db.stop();
+  }
+}
+
+async function transferLoad(base: string, token: string, accounts: string[], seconds: number): Promise<number> {
+  const result = await autocannon({
+    url: base,
+    connections: 32,
+    duration: seconds,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (request) => {
+          const from = Math.floor(Math.random() * accounts.length);
+          let to = Math.floor(Math.random() * (accounts.length - 1));
+          if (to >= from) to += 1;
+          return {
+            ...request,
+            path: `${new URL(base).pathname}/${accounts[from]}/transfer/`,
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ amount: '1.00', destination: { virtual_account: accounts[to] } }),
+          };
+        },
+      },
+    ],
+  });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`transfers: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return result.requests.average;
+}
+
+async function setUp(baseUrl: string, databaseUrl: string) {
+  const call = async (method: string, path: string, body: unknown, token?: string): Promise<any> => {
+    const res = await fetch(baseUrl + path, {
+      method,
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+  const admin = await call('POST', '/user/register/', { email: 'ledger-admin@example.com', password: 'bench password 1', name: 'Bench' });
+  const sql = new Client({ connectionString: databaseUrl });
+  await sql.connect();
+  await sql.query('UPDATE users SET is_superuser = true WHERE id = $1', [admin.id]);
+  await sql.end();
+  const adminToken = (await call('POST', '/user/login/', { email: 'ledger-admin@example.com', password: 'bench password 1' })).access;
+  const seller = await call('POST', '/sellers/', { name: 'Ledger bench', document: '11222333000181', email: 'l@example.com' }, adminToken);
+  await call('POST', '/user/register/', { email: 'ledger-operator@example.com', password: 'bench password 2', name: 'Operator' });
+  await call('POST', `/sellers/${seller.id}/accesses/`, { email: 'ledger-operator@example.com', permissions: ['virtualaccounts.view', 'virtualaccounts.operate'] }, adminToken);
+  const token = (await call('POST', '/user/login/', { email: 'ledger-operator@example.com', password: 'bench password 2' })).access;
+  const base = `${baseUrl}/uniconta/seller/${seller.id}/virtualaccounts`;
+  const accounts: string[] = [];
+  for (let i = 0; i < 100; i++) {
+    const sub = await call('POST', `/sellers/${seller.id}/subaccounts/`, { name: `Bench ${i}` }, adminToken);
+    await call('POST', `/uniconta/seller/${seller.id}/virtualaccounts/${sub.id}/deposit/`, { amount: '100000.00' }, token);
+    accounts.push(sub.id);
+  }
+  return { token, base, accounts };
+}
+
+function findPgbench(): string | null {
+  const found = spawnSync('pgbench', ['--version'], { encoding: 'utf8' });
+  if (found.status === 0) return 'pgbench';
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return null;
+  for (const version of readdirSync(root).sort().reverse()) {
+    const candidate = `${root}/${version}/bin/pgbench`;
+    if (existsSync(candidate)) return candidate;
+  }
+  return null;
+}
+
+async function createPgbenchDatabase(databaseUrl: string, pgbench: string | null): Promise<string | null> {
+  if (!pgbench) return null;
+  await dropDatabase(databaseUrl, 'payments_pgbench');
+  const admin = new Client({ connectionString: withDatabase(databaseUrl, 'postgres') });
+  await admin.connect();
+  await admin.query('CREATE DATABASE payments_pgbench');
+  await admin.end();
+  const url = withDatabase(databaseUrl, 'payments_pgbench');
+  execFileSync(pgbench, ['-i', '-s', '10', '-q', url], { stdio: 'ignore' });
+  return url;
+}
+
+function runPgbench(pgbench: string, url: string, seconds: number): number {
+  const output = execFileSync(pgbench, ['-c', '32', '-j', '2', '-T', String(seconds), '-n', url], { encoding: 'utf8' });
+  const match = /tps = ([\d.]+)/.exec(output);
+  if (!match) throw new Error(`pgbench printed no tps:\n${output}`);
+  return Number(match[1]);
+}
+
+async function dropDatabase(databaseUrl: string, name: string): Promise<void> {
+  const admin = new Client({ connectionString: withDatabase(databaseUrl, 'postgres') });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.end();
+}
+
+function withDatabase(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
