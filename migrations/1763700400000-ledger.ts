@@ -38,7 +38,6 @@ export class Ledger1763700400000 implements MigrationInterface {
     await q.query(`
       CREATE TABLE journal_entries (
         id                  uuid        PRIMARY KEY DEFAULT gen_random_uuid(),
-        seq                 bigint      GENERATED ALWAYS AS IDENTITY UNIQUE,
         kind                text        NOT NULL CHECK (kind IN ('deposit', 'payment', 'transfer')),
         seller_id           uuid        NOT NULL REFERENCES sellers (id),
         description         text,
@@ -49,7 +48,6 @@ export class Ledger1763700400000 implements MigrationInterface {
     await q.query(`
       CREATE TABLE ledger_lines (
         id             uuid        PRIMARY KEY DEFAULT gen_random_uuid(),
-        seq            bigint      GENERATED ALWAYS AS IDENTITY UNIQUE,
         entry_id       uuid        NOT NULL REFERENCES journal_entries (id),
         account_id     uuid        NOT NULL REFERENCES ledger_accounts (id),
         type           text        NOT NULL CHECK (type IN ('deposit', 'payment', 'transfer_out', 'transfer_in', 'external')),
@@ -61,7 +59,7 @@ export class Ledger1763700400000 implements MigrationInterface {
         UNIQUE (account_id, account_line),
         CHECK (type = 'external' OR (account_line IS NOT NULL AND balance_after IS NOT NULL AND balance_after >= 0))
       )`);
-    await q.query(`CREATE INDEX ledger_lines_account_seq ON ledger_lines (account_id, seq)`);
+    // A virtual account's statement reads its lines by (account_id, account_line), the unique index above.
     await q.query(`CREATE INDEX ledger_lines_entry ON ledger_lines (entry_id)`);
 
     await q.query(`

@@ -1,5 +1,6 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { isUUID } from 'class-validator';
 import { AuthGuard, IAuthGuard } from '@nestjs/passport';
 import { ForbiddenError, UnauthorizedError } from '../common/errors/api-error';
 import { ACCESS_RULE, AccessRule } from './access.decorators';
@@ -54,6 +55,11 @@ export class AccessGuard implements CanActivate {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw new UnauthorizedError('invalid_token', 'The Authorization header must be "Bearer <token>".');
     const token = match[1];
+    if (rule.seller) {
+      // The JWT strategy reads the user's access to this seller along with the user.
+      const sellerId = (request.params as Record<string, string>)[rule.seller];
+      if (isUUID(sellerId)) request.routeSellerId = sellerId;
+    }
     if (JWT_SHAPE.test(token)) await this.jwt.canActivate(context);
     else if (UUID_SHAPE.test(token)) await this.apiKey.canActivate(context);
     else throw new UnauthorizedError('invalid_token', 'The bearer token is neither a JWT nor an API key.');

@@ -31,13 +31,15 @@ export class AuthorizationService {
       if (principal.sellerId.toLowerCase() !== sellerId.toLowerCase()) throw unknownSeller();
       return;
     }
+    const known = principal.sellerAccess?.sellerId === sellerId ? principal.sellerAccess : undefined;
     if (principal.isSuperuser) {
-      if (!(await this.sellers.sellerExists(sellerId))) throw unknownSeller();
+      if (!(known ? known.exists : await this.sellers.sellerExists(sellerId))) throw unknownSeller();
       return;
     }
-    const access = await this.sellers.sellerAccess(sellerId, principal.id);
-    if (!access.sellerExists) throw unknownSeller();
-    if (access.permissions === null) throw unknownSeller();
+    const access = known
+      ? { sellerExists: known.exists, permissions: known.permissions }
+      : await this.sellers.sellerAccess(sellerId, principal.id);
+    if (!access.sellerExists || access.permissions === null) throw unknownSeller();
     if (check.permission && !access.permissions.includes(check.permission)) {
       throw new ForbiddenError('permission_denied', `This action needs the "${check.permission}" permission on the seller.`);
     }

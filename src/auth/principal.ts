@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { Permission } from './permissions';
 
 /** Who is calling, as the authentication guard established it (`request.user`). */
 export type Principal = UserPrincipal | ApiKeyPrincipal;
@@ -7,6 +8,8 @@ export interface UserPrincipal {
   kind: 'user';
   id: string;
   isSuperuser: boolean;
+  /** The user's access to the seller the route acts on, read with the user (see AccessGuard). */
+  sellerAccess?: { sellerId: string; exists: boolean; permissions: Permission[] | null };
   /** Identity of the credential, e.g. for Idempotency-Key scoping. */
   credentialId: string;
 }
@@ -18,4 +21,8 @@ export interface ApiKeyPrincipal {
   credentialId: string;
 }
 
-export type AuthenticatedRequest = FastifyRequest & { user: Principal };
+export type AuthenticatedRequest = FastifyRequest & {
+  user: Principal;
+  /** Set by the guard before authentication: the seller the route acts on. */
+  routeSellerId?: string;
+};

@@ -21,7 +21,8 @@ export interface VirtualAccountRow {
 
 export interface PostingRow {
   id: string;
-  seq: string;
+  /** The line's number in its account's sequence (1, 2, …). */
+  accountLine: string;
   accountId: string;
   entryId: string;
   type: LineType;
@@ -63,10 +64,6 @@ export class LedgerRepository {
     return rows[0] ? toAccount(rows[0]) : null;
   }
 
-  async virtualAccountExists(id: string): Promise<boolean> {
-    return (await this.dataSource.query(`SELECT 1 FROM ledger_accounts WHERE kind = 'virtual' AND id = $1`, [id])).length > 0;
-  }
-
   async listVirtualAccounts(sellerId: string, page: PageRequest): Promise<VirtualAccountRow[]> {
     const params: unknown[] = [sellerId];
     const keyset = keysetSql('seq', page, params);
@@ -97,47 +94,42 @@ export class LedgerRepository {
     manager: EntityManager,
     accountId: string,
     delta: Cents,
+    owner?: string,
   ): Promise<{ balance: Cents; line: string; sellerId: string } | null> {
     // TypeORM answers an UPDATE … RETURNING with [rows, affected].
     const [rows]: [Array<{ balance: string; last_line: string; seller_id: string }>, number] = await manager.query(
       `UPDATE ledger_accounts SET balance = balance + $2, last_line = last_line + 1, updated_at = now()
-       WHERE id = $1 AND kind = 'virtual' AND balance + $2 >= 0
+       WHERE id = $1 AND kind = 'virtual' AND balance + $2 >= 0 ${owner ? 'AND seller_id = $3' : ''}
        RETURNING balance, last_line, seller_id`,
-      [accountId, delta],
+      owner ? [accountId, delta, owner] : [accountId, delta],
     );
     return rows[0] ? { balance: centsFromDb(rows[0].balance), line: rows[0].last_line, sellerId: rows[0].seller_id } : null;
   }
 
+  /**
+   * Writes a journal entry and its lines in one statement; virtual-account lines carry their
+   * line number and balance after. Answers the lines, with the entry's description.
+   */
   async insertEntry(
     manager: EntityManager,
     entry: { kind: EntryKind; sellerId: string; description: string | null; externalReference: string | null },
-  ): Promise<string> {
-    const [row]: Array<{ id: string }> = await manager.query(
-      `INSERT INTO journal_entries (kind, seller_id, description, external_reference) VALUES ($1, $2, $3, $4) RETURNING id`,
-      [entry.kind, entry.sellerId, entry.description, entry.externalReference],
-    );
-    return row.id;
-  }
-
-  /** Writes the lines of an entry; virtual-account lines carry their line number and balance after. */
-  async insertLines(
-    manager: EntityManager,
-    entryId: string,
     lines: Array<NewLine & { accountLine: string | null; balanceAfter: Cents | null }>,
   ): Promise<PostingRow[]> {
-    const values: unknown[] = [];
-    const tuples = lines.map((line, i) => {
-      values.push(entryId, line.accountId, line.type, line.amount, line.accountLine, line.balanceAfter, line.counterparty === null ? null : JSON.stringify(line.counterparty));
-      const b = i * 7;
-      return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7})`;
+    const values: unknown[] = [entry.kind, entry.sellerId, entry.description, entry.externalReference];
+    const tuples = lines.map((line) => {
+      const at = values.push(line.accountId, line.type, line.amount, line.accountLine, line.balanceAfter, line.counterparty === null ? null : JSON.stringify(line.counterparty));
+      return `($${at - 5}::uuid, $${at - 4}, $${at - 3}::bigint, $${at - 2}::bigint, $${at - 1}::bigint, $${at}::jsonb)`;
     });
     const rows = await manager.query(
-      `WITH inserted AS (
+      `WITH entry AS (
+         INSERT INTO journal_entries (kind, seller_id, description, external_reference) VALUES ($1, $2, $3, $4)
+         RETURNING id, description
+       ), lines AS (
          INSERT INTO ledger_lines (entry_id, account_id, type, amount, account_line, balance_after, counterparty)
-         VALUES ${tuples.join(', ')}
+         SELECT entry.id, v.* FROM entry, (VALUES ${tuples.join(', ')}) AS v(account_id, type, amount, account_line, balance_after, counterparty)
          RETURNING *
        )
-       SELECT inserted.*, e.description FROM inserted JOIN journal_entries e ON e.id = inserted.entry_id`,
+       SELECT lines.*, entry.description FROM lines, entry`,
       values,
     );
     return rows.map(toPosting);
@@ -154,7 +146,7 @@ export class LedgerRepository {
     if (filters.type) where.push(`l.type = $${params.push(filters.type)}`);
     if (filters.createdAfter) where.push(`l.created_at >= $${params.push(filters.createdAfter)}`);
     if (filters.createdBefore) where.push(`l.created_at < $${params.push(filters.createdBefore)}`);
-    const keyset = keysetSql('l.seq', page, params);
+    const keyset = keysetSql('l.account_line', page, params);
     if (keyset.condition) where.push(keyset.condition);
     const rows = await this.dataSource.query(
       `SELECT l.*, e.description FROM ledger_lines l JOIN journal_entries e ON e.id = l.entry_id
@@ -181,7 +173,7 @@ function toAccount(row: Record<string, any>): VirtualAccountRow {
 function toPosting(row: Record<string, any>): PostingRow {
   return {
     id: row.id,
-    seq: row.seq,
+    accountLine: row.account_line,
     accountId: row.account_id,
     entryId: row.entry_id,
     type: row.type,

@@ -6,7 +6,7 @@ import { checkMoney, Cents } from '../common/money/money';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { retryOnConflict } from '../database/retry';
 import { normaliseDocument } from '../sellers/document';
-import { EventType, recordEvent } from '../webhooks/outbox';
+import { EventType, recordEvents } from '../webhooks/outbox';
 import {
   DepositDto,
   PayDto,
@@ -65,11 +65,10 @@ export class VirtualAccountsService {
       },
       page,
     );
-    return toPage(rows, page, (r) => r.seq, PostingResponseDto.of);
+    return toPage(rows, page, (r) => r.accountLine, PostingResponseDto.of);
   }
 
   async deposit(sellerId: string, id: string, input: DepositDto): Promise<PostingResponseDto> {
-    await this.find(sellerId, id);
     const amount = cents(input.amount);
     const source = await this.ledger.systemAccount('external:deposits');
     const counterparty = input.external_reference ? { external_reference: input.external_reference } : null;
@@ -88,7 +87,6 @@ export class VirtualAccountsService {
   }
 
   async pay(sellerId: string, id: string, input: PayDto): Promise<PostingResponseDto> {
-    await this.find(sellerId, id);
     if (input.payee.document !== undefined && !normaliseDocument(input.payee.document)) {
       throw ValidationError.of('payee.document', 'must be a valid CPF or CNPJ');
     }
@@ -110,7 +108,6 @@ export class VirtualAccountsService {
   }
 
   async transfer(sellerId: string, id: string, input: TransferDto): Promise<PostingResponseDto> {
-    await this.find(sellerId, id);
     const amount = cents(input.amount);
     const { virtual_account: target, pix_key: pixKey, bank_account: bank } = input.destination;
     if ([target, pixKey, bank].filter((d) => d !== undefined).length !== 1) {
@@ -120,9 +117,6 @@ export class VirtualAccountsService {
     if (target !== undefined) {
       if (target.toLowerCase() === id.toLowerCase()) {
         throw new BadRequestError('same_account', 'A virtual account cannot transfer to itself.');
-      }
-      if (!(await this.ledger.virtualAccountExists(target))) {
-        throw new BadRequestError('destination_not_found', 'The destination virtual account does not exist.');
       }
       lines = [
         { accountId: id, type: 'transfer_out', amount: -amount, counterparty: { virtual_account: target } },
@@ -150,49 +144,64 @@ export class VirtualAccountsService {
     });
   }
 
+  /**
+   * One movement in one short transaction: the virtual accounts' balances move in ascending id
+   * order (the acting account only if it belongs to the seller), then the journal entry with
+   * its lines and the outbox events are written. A refused movement writes nothing.
+   */
   private post(movement: Movement): Promise<PostingResponseDto> {
     return retryOnConflict(() =>
       this.dataSource.transaction(async (manager) => {
-        // Virtual accounts are locked in ascending id order, so that movements never deadlock.
         const virtual = movement.lines.filter((l) => l.type !== 'external').sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
         const moved = new Map<string, { balance: Cents; line: string; sellerId: string }>();
         for (const line of virtual) {
-          const result = await this.ledger.moveBalance(manager, line.accountId, line.amount);
-          if (!result) throw new BadRequestError('insufficient_funds', 'The virtual account does not hold enough funds.');
+          const acting = line.accountId === movement.accountId;
+          const result = await this.ledger.moveBalance(manager, line.accountId, line.amount, acting ? movement.sellerId : undefined);
+          if (!result) throw await this.refusal(movement, line);
           moved.set(line.accountId, result);
         }
-        const entryId = await this.ledger.insertEntry(manager, {
-          kind: movement.kind,
-          sellerId: movement.sellerId,
-          description: movement.description,
-          externalReference: movement.externalReference,
-        });
-        const rows = await this.ledger.insertLines(
+        const rows = await this.ledger.insertEntry(
           manager,
-          entryId,
+          { kind: movement.kind, sellerId: movement.sellerId, description: movement.description, externalReference: movement.externalReference },
           movement.lines.map((line) => ({
             ...line,
             accountLine: moved.get(line.accountId)?.line ?? null,
             balanceAfter: moved.get(line.accountId)?.balance ?? null,
           })),
         );
-        for (const row of rows.filter((r) => r.type !== 'external')) {
-          await recordEvent(manager, movement.event, moved.get(row.accountId)!.sellerId, {
-            virtual_account: row.accountId,
-            journal_entry: entryId,
-            posting: PostingResponseDto.of(row),
-          });
-        }
+        await recordEvents(
+          manager,
+          rows
+            .filter((row) => row.type !== 'external')
+            .map((row) => ({
+              type: movement.event,
+              sellerId: moved.get(row.accountId)!.sellerId,
+              data: { virtual_account: row.accountId, journal_entry: row.entryId, posting: PostingResponseDto.of(row) },
+            })),
+        );
         return PostingResponseDto.of(rows.find((r) => r.accountId === movement.accountId)!);
       }),
     );
   }
 
+  /** Why a balance did not move: the acting account is not the seller's, it lacks funds, or the destination does not exist. */
+  private async refusal(movement: Movement, line: NewLine): Promise<Error> {
+    if (line.accountId !== movement.accountId) {
+      return new BadRequestError('destination_not_found', 'The destination virtual account does not exist.');
+    }
+    if (!(await this.ledger.findVirtualAccount(movement.sellerId, line.accountId))) return notFound();
+    return new BadRequestError('insufficient_funds', 'The virtual account does not hold enough funds.');
+  }
+
   private async find(sellerId: string, id: string): Promise<VirtualAccountRow> {
     const account = await this.ledger.findVirtualAccount(sellerId, id);
-    if (!account) throw new NotFoundError('Virtual account not found.', 'virtual_account_not_found');
+    if (!account) throw notFound();
     return account;
   }
+}
+
+function notFound(): NotFoundError {
+  return new NotFoundError('Virtual account not found.', 'virtual_account_not_found');
 }
 
 function cents(amount: string): Cents {

@@ -27,24 +27,37 @@ export interface RecordedEvent {
   created_at: string;
 }
 
+export interface NewEvent {
+  type: EventType;
+  sellerId: string | null;
+  data: object;
+}
+
 /**
- * Writes a domain event to the outbox inside the caller's database transaction: the event
+ * Writes domain events to the outbox inside the caller's database transaction: an event
  * exists if and only if the change that caused it committed. Webhook delivery reads the
  * outbox afterwards (at-least-once).
  */
-export async function recordEvent(
-  manager: EntityManager,
-  type: EventType,
-  sellerId: string | null,
-  data: object,
-): Promise<RecordedEvent> {
+export async function recordEvents(manager: EntityManager, events: NewEvent[]): Promise<RecordedEvent[]> {
   if (!manager.queryRunner?.isTransactionActive) {
-    throw new Error(`recordEvent(${type}) must run inside the database transaction of the change it records`);
+    throw new Error(`recordEvents(${events.map((e) => e.type).join(', ')}) must run inside the database transaction of the change it records`);
   }
-  const [row] = (await manager.query(
-    `INSERT INTO outbox_events (type, seller_id, data) VALUES ($1, $2, $3)
-     RETURNING id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`,
-    [type, sellerId, JSON.stringify(data)],
-  )) as Array<{ id: string; created_at: string }>;
-  return { id: row.id, type, created_at: row.created_at };
+  if (events.length === 0) return [];
+  const values: unknown[] = [];
+  const tuples = events.map((event) => {
+    const at = values.push(event.type, event.sellerId, JSON.stringify(event.data));
+    return `($${at - 2}, $${at - 1}::uuid, $${at}::jsonb)`;
+  });
+  const rows = (await manager.query(
+    `INSERT INTO outbox_events (type, seller_id, data) VALUES ${tuples.join(', ')}
+     RETURNING id, type, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`,
+    values,
+  )) as RecordedEvent[];
+  return rows;
+}
+
+/** One event; see recordEvents. */
+export async function recordEvent(manager: EntityManager, type: EventType, sellerId: string | null, data: object): Promise<RecordedEvent> {
+  const [recorded] = await recordEvents(manager, [{ type, sellerId, data }]);
+  return recorded;
 }

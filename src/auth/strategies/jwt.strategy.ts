@@ -3,7 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { UnauthorizedError } from '../../common/errors/api-error';
 import { APP_CONFIG, AppConfig } from '../../config/config';
-import type { UserPrincipal } from '../principal';
+import type { AuthenticatedRequest, UserPrincipal } from '../principal';
 import { JWT_AUDIENCE, JWT_ISSUER, TokenClaims } from '../tokens.service';
 import { UsersRepository } from '../users.repository';
 
@@ -21,13 +21,20 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       issuer: JWT_ISSUER,
       audience: JWT_AUDIENCE,
       ignoreExpiration: false,
+      passReqToCallback: true,
     });
   }
 
-  async validate(claims: TokenClaims): Promise<UserPrincipal> {
+  async validate(request: AuthenticatedRequest, claims: TokenClaims): Promise<UserPrincipal> {
     if (claims.typ !== 'access') throw new UnauthorizedError('invalid_token', 'A refresh token cannot be used as an access token.');
-    const user = await this.users.credentialState(claims.sub);
+    const user = await this.users.credentialState(claims.sub, request.routeSellerId);
     if (!user || user.tokenVersion !== claims.ver) throw new UnauthorizedError('token_revoked', 'The token has been revoked.');
-    return { kind: 'user', id: user.id, isSuperuser: user.isSuperuser, credentialId: `user:${user.id}` };
+    return {
+      kind: 'user',
+      id: user.id,
+      isSuperuser: user.isSuperuser,
+      credentialId: `user:${user.id}`,
+      ...(user.seller ? { sellerAccess: { sellerId: user.seller.id, exists: user.seller.exists, permissions: user.seller.permissions } } : {}),
+    };
   }
 }
