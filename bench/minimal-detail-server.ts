@@ -1,5 +1,6 @@
 import Fastify from 'fastify';
 import jwt from 'jsonwebtoken';
+import { createSecretKey } from 'node:crypto';
 import { Pool } from 'pg';
 import { formatMoney, formatPercentage } from '../src/common/money/money';
 
@@ -9,7 +10,7 @@ import { formatMoney, formatPercentage } from '../src/common/money/money';
  * access, transaction, split rules), with no framework in between.
  */
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
-const secret = process.env.JWT_SECRET!;
+const secret = createSecretKey(Buffer.from(process.env.JWT_SECRET!));
 const app = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } });
 
 app.get('/health/ready', async () => ({ status: 'ok' }));
