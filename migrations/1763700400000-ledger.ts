@@ -86,6 +86,81 @@ export class Ledger1763700400000 implements MigrationInterface {
     }
     await q.query(`CREATE TRIGGER ledger_accounts_undeletable BEFORE DELETE ON ledger_accounts FOR EACH ROW EXECUTE FUNCTION ledger_append_only()`);
 
+    // The SQL twin of formatMoney() (src/common/money/money.ts), for event payloads written by ledger_post.
+    await q.query(`
+      CREATE FUNCTION ledger_money_text(cents bigint) RETURNS text LANGUAGE sql IMMUTABLE STRICT AS $$
+        SELECT CASE WHEN cents < 0 THEN '-' ELSE '' END || (abs(cents) / 100)::text || '.' || lpad((abs(cents) % 100)::text, 2, '0')
+      $$`);
+
+    /*
+     * One movement of the ledger as one statement (one round trip, one implicit transaction):
+     * the virtual accounts' balances move in ascending id order (the acting account only if it
+     * belongs to the seller, none below zero), then the journal entry, its lines and the outbox
+     * events are written. Refusals raise LD001 insufficient funds, LD002 acting account not
+     * found, LD003 destination not found; nothing is written then. Answers the lines.
+     */
+    await q.query(`
+      CREATE FUNCTION ledger_post(p_kind text, p_seller uuid, p_acting uuid, p_description text,
+                                  p_external_reference text, p_event text, p_lines jsonb)
+      RETURNS SETOF ledger_lines LANGUAGE plpgsql AS $$
+      DECLARE
+        v_line jsonb;
+        v_account uuid;
+        v_moved record;
+        v_state jsonb := '{}'::jsonb;
+        v_entry uuid;
+      BEGIN
+        FOR v_line IN
+          SELECT value FROM jsonb_array_elements(p_lines)
+          WHERE value->>'type' <> 'external' ORDER BY (value->>'account_id')::uuid
+        LOOP
+          v_account := (v_line->>'account_id')::uuid;
+          UPDATE ledger_accounts
+             SET balance = balance + (v_line->>'amount')::bigint, last_line = last_line + 1, updated_at = now()
+           WHERE id = v_account AND kind = 'virtual' AND balance + (v_line->>'amount')::bigint >= 0
+             AND (v_account <> p_acting OR seller_id = p_seller)
+          RETURNING balance, last_line, seller_id INTO v_moved;
+          IF NOT FOUND THEN
+            IF v_account <> p_acting THEN
+              RAISE EXCEPTION 'destination virtual account % does not exist', v_account USING ERRCODE = 'LD003';
+            ELSIF NOT EXISTS (SELECT 1 FROM ledger_accounts WHERE id = p_acting AND kind = 'virtual' AND seller_id = p_seller) THEN
+              RAISE EXCEPTION 'virtual account % not found', p_acting USING ERRCODE = 'LD002';
+            ELSE
+              RAISE EXCEPTION 'insufficient funds in %', p_acting USING ERRCODE = 'LD001';
+            END IF;
+          END IF;
+          v_state := v_state || jsonb_build_object(v_account::text,
+            jsonb_build_object('balance', v_moved.balance, 'line', v_moved.last_line, 'seller', v_moved.seller_id));
+        END LOOP;
+
+        INSERT INTO journal_entries (kind, seller_id, description, external_reference)
+        VALUES (p_kind, p_seller, p_description, p_external_reference)
+        RETURNING id INTO v_entry;
+
+        RETURN QUERY
+        WITH lines AS (
+          INSERT INTO ledger_lines (entry_id, account_id, type, amount, account_line, balance_after, counterparty)
+          SELECT v_entry, (l->>'account_id')::uuid, l->>'type', (l->>'amount')::bigint,
+                 (v_state->(l->>'account_id')->>'line')::bigint, (v_state->(l->>'account_id')->>'balance')::bigint,
+                 CASE WHEN jsonb_typeof(l->'counterparty') = 'null' THEN NULL ELSE l->'counterparty' END
+          FROM jsonb_array_elements(p_lines) AS l
+          RETURNING *
+        ), events AS (
+          INSERT INTO outbox_events (type, seller_id, data)
+          SELECT p_event, (v_state->(lines.account_id::text)->>'seller')::uuid,
+                 jsonb_build_object(
+                   'virtual_account', lines.account_id,
+                   'journal_entry', v_entry,
+                   'posting', jsonb_build_object(
+                     'id', lines.id, 'virtual_account', lines.account_id, 'type', lines.type,
+                     'amount', ledger_money_text(abs(lines.amount)), 'balance_after', ledger_money_text(lines.balance_after),
+                     'description', p_description, 'counterparty', lines.counterparty, 'journal_entry', v_entry,
+                     'created_at', to_char(lines.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
+          FROM lines WHERE lines.type <> 'external'
+        )
+        SELECT * FROM lines;
+      END $$`);
+
     // Every existing sub-account gets its virtual account, with the same id.
     await q.query(`
       INSERT INTO ledger_accounts (id, kind, seller_id, name)
@@ -94,6 +169,8 @@ export class Ledger1763700400000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP FUNCTION ledger_post(text, uuid, uuid, text, text, text, jsonb)`);
+    await q.query(`DROP FUNCTION ledger_money_text(bigint)`);
     await q.query(`DROP TABLE ledger_lines`);
     await q.query(`DROP TABLE journal_entries`);
     await q.query(`DROP TABLE ledger_accounts`);

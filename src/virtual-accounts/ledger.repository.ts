@@ -41,6 +41,12 @@ export interface NewLine {
   counterparty: Record<string, unknown> | null;
 }
 
+const REFUSALS: Record<string, 'insufficient_funds' | 'account_not_found' | 'destination_not_found'> = {
+  LD001: 'insufficient_funds',
+  LD002: 'account_not_found',
+  LD003: 'destination_not_found',
+};
+
 /** The SQL of the ledger. Virtual-account reads name the seller; writes run in the caller's transaction. */
 @Injectable()
 export class LedgerRepository {
@@ -86,53 +92,38 @@ export class LedgerRepository {
   }
 
   /**
-   * Moves a virtual account's cached balance by `delta` and takes its next line number,
-   * locking its row until the transaction ends. Null when the balance would go below zero.
-   * Callers apply this to the accounts of a movement in ascending id order.
+   * Posts one movement with the database function ledger_post (migrations): balances moved in
+   * ascending id order, journal entry, lines and outbox events, in one statement. Answers the
+   * lines written, or the reason the movement was refused.
    */
-  async moveBalance(
-    manager: EntityManager,
-    accountId: string,
-    delta: Cents,
-    owner?: string,
-  ): Promise<{ balance: Cents; line: string; sellerId: string } | null> {
-    // TypeORM answers an UPDATE … RETURNING with [rows, affected].
-    const [rows]: [Array<{ balance: string; last_line: string; seller_id: string }>, number] = await manager.query(
-      `UPDATE ledger_accounts SET balance = balance + $2, last_line = last_line + 1, updated_at = now()
-       WHERE id = $1 AND kind = 'virtual' AND balance + $2 >= 0 ${owner ? 'AND seller_id = $3' : ''}
-       RETURNING balance, last_line, seller_id`,
-      owner ? [accountId, delta, owner] : [accountId, delta],
-    );
-    return rows[0] ? { balance: centsFromDb(rows[0].balance), line: rows[0].last_line, sellerId: rows[0].seller_id } : null;
-  }
-
-  /**
-   * Writes a journal entry and its lines in one statement; virtual-account lines carry their
-   * line number and balance after. Answers the lines, with the entry's description.
-   */
-  async insertEntry(
-    manager: EntityManager,
-    entry: { kind: EntryKind; sellerId: string; description: string | null; externalReference: string | null },
-    lines: Array<NewLine & { accountLine: string | null; balanceAfter: Cents | null }>,
-  ): Promise<PostingRow[]> {
-    const values: unknown[] = [entry.kind, entry.sellerId, entry.description, entry.externalReference];
-    const tuples = lines.map((line) => {
-      const at = values.push(line.accountId, line.type, line.amount, line.accountLine, line.balanceAfter, line.counterparty === null ? null : JSON.stringify(line.counterparty));
-      return `($${at - 5}::uuid, $${at - 4}, $${at - 3}::bigint, $${at - 2}::bigint, $${at - 1}::bigint, $${at}::jsonb)`;
-    });
-    const rows = await manager.query(
-      `WITH entry AS (
-         INSERT INTO journal_entries (kind, seller_id, description, external_reference) VALUES ($1, $2, $3, $4)
-         RETURNING id, description
-       ), lines AS (
-         INSERT INTO ledger_lines (entry_id, account_id, type, amount, account_line, balance_after, counterparty)
-         SELECT entry.id, v.* FROM entry, (VALUES ${tuples.join(', ')}) AS v(account_id, type, amount, account_line, balance_after, counterparty)
-         RETURNING *
-       )
-       SELECT lines.*, entry.description FROM lines, entry`,
-      values,
-    );
-    return rows.map(toPosting);
+  async post(movement: {
+    kind: EntryKind;
+    sellerId: string;
+    actingAccountId: string;
+    description: string | null;
+    externalReference: string | null;
+    event: string;
+    lines: NewLine[];
+  }): Promise<PostingRow[] | 'insufficient_funds' | 'account_not_found' | 'destination_not_found'> {
+    try {
+      const rows = await this.dataSource.query(
+        `SELECT l.*, $4::text AS description FROM ledger_post($1, $2, $3, $4, $5, $6, $7) AS l`,
+        [
+          movement.kind,
+          movement.sellerId,
+          movement.actingAccountId,
+          movement.description,
+          movement.externalReference,
+          movement.event,
+          JSON.stringify(movement.lines.map((l) => ({ account_id: l.accountId, type: l.type, amount: l.amount, counterparty: l.counterparty }))),
+        ],
+      );
+      return rows.map(toPosting);
+    } catch (error) {
+      const refusal = REFUSALS[(error as { driverError?: { code?: string } }).driverError?.code ?? ''];
+      if (refusal) return refusal;
+      throw error;
+    }
   }
 
   /** The statement of a virtual account: its lines, newest first by default. */

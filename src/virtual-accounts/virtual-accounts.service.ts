@@ -1,12 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { BadRequestError, NotFoundError, ValidationError } from '../common/errors/api-error';
 import { checkMoney, Cents } from '../common/money/money';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { retryOnConflict } from '../database/retry';
 import { normaliseDocument } from '../sellers/document';
-import { EventType, recordEvents } from '../webhooks/outbox';
+import type { EventType } from '../webhooks/outbox';
 import {
   DepositDto,
   PayDto,
@@ -32,14 +31,11 @@ interface Movement {
  * Virtual accounts: durable sub-ledgers of sub-accounts, kept in double entry. Every action
  * writes one journal entry whose lines sum to zero (system accounts stand for the outside
  * world), moves the cached balances of the virtual accounts it touches, locked in ascending id
- * order, and records its outbox event, all in one short database transaction.
+ * order, and records its outbox events, all in one statement.
  */
 @Injectable()
 export class VirtualAccountsService {
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(LedgerRepository) private readonly ledger: LedgerRepository,
-  ) {}
+  constructor(@Inject(LedgerRepository) private readonly ledger: LedgerRepository) {}
 
   /** Opens the virtual account of a new sub-account, in the caller's transaction. */
   open(manager: EntityManager, subaccount: { id: string; sellerId: string; name: string }): Promise<void> {
@@ -145,52 +141,29 @@ export class VirtualAccountsService {
   }
 
   /**
-   * One movement in one short transaction: the virtual accounts' balances move in ascending id
-   * order (the acting account only if it belongs to the seller), then the journal entry with
-   * its lines and the outbox events are written. A refused movement writes nothing.
+   * One movement, posted in one statement (see LedgerRepository.post): the virtual accounts are
+   * locked in ascending id order, so movements never deadlock; a refused movement writes nothing.
    */
-  private post(movement: Movement): Promise<PostingResponseDto> {
-    return retryOnConflict(() =>
-      this.dataSource.transaction(async (manager) => {
-        const virtual = movement.lines.filter((l) => l.type !== 'external').sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
-        const moved = new Map<string, { balance: Cents; line: string; sellerId: string }>();
-        for (const line of virtual) {
-          const acting = line.accountId === movement.accountId;
-          const result = await this.ledger.moveBalance(manager, line.accountId, line.amount, acting ? movement.sellerId : undefined);
-          if (!result) throw await this.refusal(movement, line);
-          moved.set(line.accountId, result);
-        }
-        const rows = await this.ledger.insertEntry(
-          manager,
-          { kind: movement.kind, sellerId: movement.sellerId, description: movement.description, externalReference: movement.externalReference },
-          movement.lines.map((line) => ({
-            ...line,
-            accountLine: moved.get(line.accountId)?.line ?? null,
-            balanceAfter: moved.get(line.accountId)?.balance ?? null,
-          })),
-        );
-        await recordEvents(
-          manager,
-          rows
-            .filter((row) => row.type !== 'external')
-            .map((row) => ({
-              type: movement.event,
-              sellerId: moved.get(row.accountId)!.sellerId,
-              data: { virtual_account: row.accountId, journal_entry: row.entryId, posting: PostingResponseDto.of(row) },
-            })),
-        );
-        return PostingResponseDto.of(rows.find((r) => r.accountId === movement.accountId)!);
+  private async post(movement: Movement): Promise<PostingResponseDto> {
+    const result = await retryOnConflict(() =>
+      this.ledger.post({
+        kind: movement.kind,
+        sellerId: movement.sellerId,
+        actingAccountId: movement.accountId,
+        description: movement.description,
+        externalReference: movement.externalReference,
+        event: movement.event,
+        lines: movement.lines,
       }),
     );
-  }
-
-  /** Why a balance did not move: the acting account is not the seller's, it lacks funds, or the destination does not exist. */
-  private async refusal(movement: Movement, line: NewLine): Promise<Error> {
-    if (line.accountId !== movement.accountId) {
-      return new BadRequestError('destination_not_found', 'The destination virtual account does not exist.');
+    if (result === 'account_not_found') throw notFound();
+    if (result === 'destination_not_found') {
+      throw new BadRequestError('destination_not_found', 'The destination virtual account does not exist.');
     }
-    if (!(await this.ledger.findVirtualAccount(movement.sellerId, line.accountId))) return notFound();
-    return new BadRequestError('insufficient_funds', 'The virtual account does not hold enough funds.');
+    if (result === 'insufficient_funds') {
+      throw new BadRequestError('insufficient_funds', 'The virtual account does not hold enough funds.');
+    }
+    return PostingResponseDto.of(result.find((r) => r.accountId === movement.accountId)!);
   }
 
   private async find(sellerId: string, id: string): Promise<VirtualAccountRow> {

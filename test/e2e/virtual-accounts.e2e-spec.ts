@@ -1,3 +1,4 @@
+import { formatMoney } from '../../src/common/money/money';
 import { MatrixWorld, matrixWorld, RouteCase, runMatrix, UNAUTHENTICATED } from '../support/auth-matrix';
 import { createUser, TestUser } from '../support/identity';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -92,6 +93,22 @@ describe('virtual accounts', () => {
       { type: 'virtual_account.payment', n: 1 },
       { type: 'virtual_account.transfer', n: 4 },
     ]);
+  });
+
+  it('puts the posting, exactly as the API shows it, in the outbox event', async () => {
+    const a = await subaccount();
+    const deposit = await act(a, 'deposit', { amount: '1234567.89', description: 'Big one' });
+    const { rows } = await t.db.query(`SELECT type, seller_id, data FROM outbox_events WHERE data->'posting'->>'id' = $1`, [deposit.body.id]);
+    expect(rows).toEqual([
+      { type: 'virtual_account.deposit', seller_id: seller, data: { virtual_account: a, journal_entry: deposit.body.journal_entry, posting: deposit.body } },
+    ]);
+  });
+
+  it('formats money in SQL exactly as the money helper does', async () => {
+    const samples = [0, 1, 9, 10, 99, 100, 101, 12_345, 100_000_000_000, -1, -150, 987_654_321];
+    for (let i = 0; i < 200; i++) samples.push(Math.floor(Math.random() * 2_000_000_000_000) - 1_000_000_000_000);
+    const { rows } = await t.db.query(`SELECT c::text AS cents, ledger_money_text(c) AS text FROM unnest($1::bigint[]) AS c`, [samples]);
+    for (const row of rows) expect(row.text).toBe(formatMoney(Number(row.cents)));
   });
 
   it('writes one balanced journal entry per action, with system accounts for the outside world', async () => {
