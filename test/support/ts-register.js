@@ -4,17 +4,10 @@
 const { readFileSync } = require('node:fs');
 const { transformSync } = require('@swc/core');
 
-const options = {
-  jsc: {
-    parser: { syntax: 'typescript', decorators: true },
-    transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
-    target: 'es2022',
-    keepClassNames: true,
-  },
-  module: { type: 'commonjs' },
-  sourceMaps: 'inline',
-  swcrc: false,
-};
+const { join } = require('node:path');
+
+// The build's swc settings (.swcrc), with inline source maps for stack traces.
+const options = { ...JSON.parse(readFileSync(join(__dirname, '../../.swcrc'), 'utf8')), sourceMaps: 'inline', swcrc: false };
 
 require.extensions['.ts'] = (module, filename) => {
   const { code } = transformSync(readFileSync(filename, 'utf8'), { ...options, filename });

@@ -1,9 +1,10 @@
 import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { Allow, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MoneyField } from '../../common/money/money.decorators';
 import { PageQueryDto } from '../../common/pagination/pagination';
 import { ResolutionView } from '../../split/split.service';
-import { ENTRY_MODES, EntryMode, MAX_CREDIT_INSTALLMENTS, PAYMENT_TYPES, PaymentType } from '../../split/table';
+import { EntryModeField, InstallmentsField, PaymentTypeField } from '../../split/payment-fields';
+import type { EntryMode, PaymentType } from '../../split/table';
 import type { RatePlan } from '../entities/rate-plan.entity';
 import type { SplitPlan } from '../entities/split-plan.entity';
 
@@ -108,15 +109,10 @@ export class SimulateSplitDto {
   @MoneyField()
   amount: string;
 
-  @ApiProperty({ enum: PAYMENT_TYPES })
-  @IsIn(PAYMENT_TYPES, { message: `must be one of ${PAYMENT_TYPES.join(', ')}` })
+  @PaymentTypeField()
   payment_type: PaymentType;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_CREDIT_INSTALLMENTS, default: 1 })
-  @IsOptional()
-  @IsInt({ message: `must be an integer from 1 to ${MAX_CREDIT_INSTALLMENTS}` })
-  @Min(1, { message: `must be an integer from 1 to ${MAX_CREDIT_INSTALLMENTS}` })
-  @Max(MAX_CREDIT_INSTALLMENTS, { message: `must be an integer from 1 to ${MAX_CREDIT_INSTALLMENTS}` })
+  @InstallmentsField()
   installments?: number;
 
   @ApiPropertyOptional({ example: 'Visa', description: 'Required for credit and debit.' })
@@ -126,9 +122,7 @@ export class SimulateSplitDto {
   @MaxLength(60)
   card_brand?: string;
 
-  @ApiPropertyOptional({ enum: ENTRY_MODES, default: 'online' })
-  @IsOptional()
-  @IsIn(ENTRY_MODES, { message: `must be one of ${ENTRY_MODES.join(', ')}` })
+  @EntryModeField()
   entry_mode?: EntryMode;
 }
 

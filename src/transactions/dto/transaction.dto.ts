@@ -15,9 +15,9 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { MoneyField } from '../../common/money/money.decorators';
-import { IsDateTime } from '../../common/validation/date-time.decorator';
-import { PageQueryDto } from '../../common/pagination/pagination';
-import { ENTRY_MODES, EntryMode, MAX_CREDIT_INSTALLMENTS, PAYMENT_TYPES, PaymentType } from '../../split/table';
+import { CreatedRangeQueryDto } from '../../common/pagination/created-range.dto';
+import { EntryModeField, InstallmentsField, PaymentTypeField } from '../../split/payment-fields';
+import { ENTRY_MODES, EntryMode, PAYMENT_TYPES, PaymentType } from '../../split/table';
 import { formatMoney, formatPercentage } from '../../common/money/money';
 import type { SplitRule } from '../entities/split-rule.entity';
 import type { Transaction, TransactionStatus } from '../entities/transaction.entity';
@@ -79,20 +79,13 @@ export class CreateTransactionDto {
   @MoneyField()
   amount: string;
 
-  @ApiProperty({ enum: PAYMENT_TYPES })
-  @IsIn(PAYMENT_TYPES, { message: `must be one of ${PAYMENT_TYPES.join(', ')}` })
+  @PaymentTypeField()
   payment_type: PaymentType;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_CREDIT_INSTALLMENTS, default: 1 })
-  @IsOptional()
-  @IsInt({ message: `must be an integer from 1 to ${MAX_CREDIT_INSTALLMENTS}` })
-  @Min(1, { message: `must be an integer from 1 to ${MAX_CREDIT_INSTALLMENTS}` })
-  @Max(MAX_CREDIT_INSTALLMENTS, { message: `must be an integer from 1 to ${MAX_CREDIT_INSTALLMENTS}` })
+  @InstallmentsField()
   installments?: number;
 
-  @ApiPropertyOptional({ enum: ENTRY_MODES, default: 'online' })
-  @IsOptional()
-  @IsIn(ENTRY_MODES, { message: `must be one of ${ENTRY_MODES.join(', ')}` })
+  @EntryModeField()
   entry_mode?: EntryMode;
 
   @ApiPropertyOptional({ type: CardDto, description: 'Required for credit and debit; refused for pix and boleto.' })
@@ -120,15 +113,13 @@ export class CreateTransactionDto {
   customer?: CustomerDto;
 }
 
-export class TransactionListQueryDto extends PageQueryDto {
+export class TransactionListQueryDto extends CreatedRangeQueryDto {
   @ApiPropertyOptional({ enum: TRANSACTION_STATUSES })
   @IsOptional()
   @IsIn(TRANSACTION_STATUSES, { message: `must be one of ${TRANSACTION_STATUSES.join(', ')}` })
   status?: TransactionStatus;
 
-  @ApiPropertyOptional({ enum: PAYMENT_TYPES })
-  @IsOptional()
-  @IsIn(PAYMENT_TYPES, { message: `must be one of ${PAYMENT_TYPES.join(', ')}` })
+  @PaymentTypeField({ required: false })
   payment_type?: PaymentType;
 
   @ApiPropertyOptional({ example: 'Visa' })
@@ -137,9 +128,7 @@ export class TransactionListQueryDto extends PageQueryDto {
   @MaxLength(60)
   card_brand?: string;
 
-  @ApiPropertyOptional({ enum: ENTRY_MODES })
-  @IsOptional()
-  @IsIn(ENTRY_MODES, { message: `must be one of ${ENTRY_MODES.join(', ')}` })
+  @EntryModeField('Only card-present or only online payments.')
   entry_mode?: EntryMode;
 
   @ApiPropertyOptional({ example: 'api', description: 'api, event_checkout, subscription or seed.' })
@@ -147,16 +136,6 @@ export class TransactionListQueryDto extends PageQueryDto {
   @IsString()
   @MaxLength(40)
   source?: string;
-
-  @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
-  @IsDateTime()
-  created_after?: string;
-
-  @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
-  @IsDateTime()
-  created_before?: string;
 
   @MoneyField({ allowZero: true, required: false, description: 'Smallest amount, inclusive.' })
   @IsOptional()

@@ -3,8 +3,7 @@ import { Type } from 'class-transformer';
 import { IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { formatMoney } from '../../common/money/money';
 import { MoneyField } from '../../common/money/money.decorators';
-import { PageQueryDto } from '../../common/pagination/pagination';
-import { IsDateTime } from '../../common/validation/date-time.decorator';
+import { CreatedRangeQueryDto } from '../../common/pagination/created-range.dto';
 import type { PostingRow, VirtualAccountRow } from '../ledger.repository';
 
 export const POSTING_TYPES = ['deposit', 'payment', 'transfer_out', 'transfer_in'] as const;
@@ -122,21 +121,11 @@ export class TransferDto {
   destination: TransferDestinationDto;
 }
 
-export class PostingsQueryDto extends PageQueryDto {
+export class PostingsQueryDto extends CreatedRangeQueryDto {
   @ApiPropertyOptional({ enum: POSTING_TYPES })
   @IsOptional()
   @IsIn(POSTING_TYPES, { message: `must be one of ${POSTING_TYPES.join(', ')}` })
   type?: PostingType;
-
-  @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
-  @IsDateTime()
-  created_after?: string;
-
-  @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
-  @IsDateTime()
-  created_before?: string;
 }
 
 export class VirtualAccountResponseDto {
