@@ -6,8 +6,9 @@ import { formatMoney, formatPercentage } from '../src/common/money/money';
 
 /**
  * The yardstick of the detail benchmark: a bare Fastify + pg handler that authenticates the
- * same JWT and runs the same queries as the service's GET of a transaction (user, seller
- * access, transaction, split rules), with no framework in between.
+ * same JWT and runs the same two queries as the service's GET of a transaction (the user with
+ * their access to the seller; the transaction with its split rules), with no framework in
+ * between.
  */
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const secret = createSecretKey(Buffer.from(process.env.JWT_SECRET!));
@@ -23,20 +24,26 @@ app.get<{ Params: { sellers_pk: string; id: string } }>('/unified/accounts/selle
   } catch {
     return reply.status(401).send({ statusCode: 401 });
   }
-  const user = await pool.query('SELECT id, is_superuser, token_version FROM users WHERE id = $1', [claims.sub]);
-  if (!user.rows[0] || user.rows[0].token_version !== claims.ver) return reply.status(401).send({ statusCode: 401 });
-  const access = await pool.query(
-    'SELECT a.permissions FROM sellers s LEFT JOIN accesses a ON a.seller_id = s.id AND a.user_id = $2 WHERE s.id = $1',
-    [request.params.sellers_pk, claims.sub],
+  // The user with their access to the seller (as UsersRepository.credentialState does) …
+  const user = await pool.query(
+    `SELECT u.id, u.is_superuser, u.token_version, s.id IS NOT NULL AS seller_exists, a.permissions
+     FROM users u LEFT JOIN sellers s ON s.id = $2 LEFT JOIN accesses a ON a.user_id = u.id AND a.seller_id = s.id
+     WHERE u.id = $1`,
+    [claims.sub, request.params.sellers_pk],
   );
-  if (!access.rows[0]?.permissions?.includes('transactions.view')) return reply.status(404).send({ statusCode: 404 });
-  const found = await pool.query('SELECT * FROM transactions WHERE seller_id = $1 AND id = $2 LIMIT 1', [request.params.sellers_pk, request.params.id]);
+  const state = user.rows[0];
+  if (!state || state.token_version !== claims.ver) return reply.status(401).send({ statusCode: 401 });
+  if (!state.permissions?.includes('transactions.view')) return reply.status(404).send({ statusCode: 404 });
+  // … and the transaction with its active split rules (as TransactionsRepository.findWithRulesForSeller does).
+  const found = await pool.query(
+    `SELECT t.*, row_to_json(r) AS rule FROM transactions t
+     LEFT JOIN transaction_split_rules r ON r.transaction_id = t.id AND r.deleted_at IS NULL
+     WHERE t.seller_id = $1 AND t.id = $2 ORDER BY r.seq`,
+    [request.params.sellers_pk, request.params.id],
+  );
   const t = found.rows[0];
   if (!t) return reply.status(404).send({ statusCode: 404 });
-  const rules = await pool.query(
-    'SELECT * FROM transaction_split_rules WHERE transaction_id = ANY($1) AND deleted_at IS NULL ORDER BY seq',
-    [[t.id]],
-  );
+  const rules = { rows: found.rows.filter((row) => row.rule).map((row) => row.rule) };
   return {
     id: t.id,
     seller: t.seller_id,

@@ -32,8 +32,15 @@ export class TransactionsRepository {
     return repo.save(repo.create(data));
   }
 
-  findForSeller(sellerId: string, id: string): Promise<Transaction | null> {
-    return this.transactions.findOneBy({ sellerId, id });
+  /** The seller's transaction with its active split rules (oldest first), in one query. */
+  async findWithRulesForSeller(sellerId: string, id: string): Promise<{ transaction: Transaction; rules: SplitRule[] } | null> {
+    const found = (await this.transactions
+      .createQueryBuilder('t')
+      .leftJoinAndMapMany('t.activeRules', SplitRule, 'r', 'r.transaction_id = t.id AND r.deleted_at IS NULL')
+      .where('t.seller_id = :sellerId AND t.id = :id', { sellerId, id })
+      .orderBy('r.seq', 'ASC')
+      .getOne()) as (Transaction & { activeRules: SplitRule[] }) | null;
+    return found ? { transaction: found, rules: found.activeRules } : null;
   }
 
   findById(id: string): Promise<Transaction | null> {

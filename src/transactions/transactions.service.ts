@@ -147,10 +147,9 @@ export class TransactionsService implements OnModuleInit {
   }
 
   async get(sellerId: string, id: string): Promise<TransactionResponseDto> {
-    const tx = await this.transactions.findForSeller(sellerId, id);
-    if (!tx) throw transactionNotFound();
-    const rules = await this.transactions.activeRules([id]);
-    return toTransactionView(tx, rules.get(id) ?? []);
+    const found = await this.transactions.findWithRulesForSeller(sellerId, id);
+    if (!found) throw transactionNotFound();
+    return toTransactionView(found.transaction, found.rules);
   }
 
   /**
