@@ -45,6 +45,7 @@ export class Transactions1763700300000 implements MigrationInterface {
     // A page of a seller's transactions is one backwards range scan, whatever the table's size.
     await q.query(`CREATE INDEX transactions_seller_seq ON transactions (seller_id, seq)`);
     await q.query(`CREATE INDEX transactions_seller_status_seq ON transactions (seller_id, status, seq)`);
+    await q.query(`CREATE INDEX transactions_seller_reference ON transactions (seller_id, reference) WHERE reference IS NOT NULL`);
 
     await q.query(`
       CREATE TABLE transaction_split_rules (

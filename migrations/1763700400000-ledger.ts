@@ -85,6 +85,21 @@ export class Ledger1763700400000 implements MigrationInterface {
       await q.query(`CREATE TRIGGER ${table}_append_only BEFORE UPDATE OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION ledger_append_only()`);
     }
     await q.query(`CREATE TRIGGER ledger_accounts_undeletable BEFORE DELETE ON ledger_accounts FOR EACH ROW EXECUTE FUNCTION ledger_append_only()`);
+    for (const table of ['journal_entries', 'ledger_lines', 'ledger_accounts']) {
+      await q.query(`CREATE TRIGGER ${table}_no_truncate BEFORE TRUNCATE ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION ledger_append_only()`);
+    }
+    // Of an account, only the cached balance and its line counter ever change, the counter one at a time.
+    await q.query(`
+      CREATE FUNCTION ledger_accounts_frozen() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.id <> OLD.id OR NEW.kind <> OLD.kind OR NEW.code IS DISTINCT FROM OLD.code
+           OR NEW.seller_id IS DISTINCT FROM OLD.seller_id OR NEW.currency <> OLD.currency
+           OR NEW.created_at <> OLD.created_at OR NEW.last_line <> OLD.last_line + 1 THEN
+          RAISE EXCEPTION 'ledger account %: only its balance moves, one line at a time', OLD.id USING ERRCODE = 'restrict_violation';
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await q.query(`CREATE TRIGGER ledger_accounts_frozen BEFORE UPDATE ON ledger_accounts FOR EACH ROW EXECUTE FUNCTION ledger_accounts_frozen()`);
 
     // The SQL twin of formatMoney() (src/common/money/money.ts), for event payloads written by ledger_post.
     await q.query(`
@@ -141,7 +156,8 @@ export class Ledger1763700400000 implements MigrationInterface {
         WITH lines AS (
           INSERT INTO ledger_lines (entry_id, account_id, type, amount, account_line, balance_after, counterparty)
           SELECT v_entry, (l->>'account_id')::uuid, l->>'type', (l->>'amount')::bigint,
-                 (v_state->(l->>'account_id')->>'line')::bigint, (v_state->(l->>'account_id')->>'balance')::bigint,
+                 (v_state->((l->>'account_id')::uuid::text)->>'line')::bigint,
+                 (v_state->((l->>'account_id')::uuid::text)->>'balance')::bigint,
                  CASE WHEN jsonb_typeof(l->'counterparty') = 'null' THEN NULL ELSE l->'counterparty' END
           FROM jsonb_array_elements(p_lines) AS l
           RETURNING *
@@ -176,5 +192,6 @@ export class Ledger1763700400000 implements MigrationInterface {
     await q.query(`DROP TABLE ledger_accounts`);
     await q.query(`DROP FUNCTION ledger_entry_balances()`);
     await q.query(`DROP FUNCTION ledger_append_only()`);
+    await q.query(`DROP FUNCTION ledger_accounts_frozen()`);
   }
 }

@@ -2,6 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { UsersService } from '../auth/users.service';
 import { toPageRequest } from '../common/pagination/pagination';
+import { APP_CONFIG, AppConfig } from '../config/config';
 import { SAMPLE_RATE_PLANS_FILE } from '../config/paths';
 import { PlansService } from '../plans/plans.service';
 import { RatePlansSyncService } from '../plans/rate-plans-sync.service';
@@ -33,6 +34,9 @@ export interface DemoSummary {
  * is safe to run twice.
  */
 export async function seedDemo(app: INestApplicationContext): Promise<DemoSummary> {
+  if (app.get<AppConfig>(APP_CONFIG).env === 'production') {
+    throw new Error('seed:demo makes a superuser with a published password: it refuses to run with NODE_ENV=production.');
+  }
   await app.get(UsersService).createOrPromoteSuperuser(DEMO_ADMIN.email, DEMO_ADMIN.password, DEMO_ADMIN.name);
   const sample = JSON.parse(readFileSync(SAMPLE_RATE_PLANS_FILE, 'utf8'));
   await app.get(RatePlansSyncService).sync(sample);
@@ -71,9 +75,8 @@ export async function seedDemo(app: INestApplicationContext): Promise<DemoSummar
   });
 
   const transactions = app.get(TransactionsService);
-  const already = await transactions.list(seller.id, { source: 'seed' }, toPageRequest({ limit: 1 }));
   let transactionsCreated = 0;
-  if (already.results.length === 0) {
+  {
     const charges = [
       { amount: '150.00', payment_type: 'credit' as const, card: { ...CARD, number: '4111111111111111' }, description: 'Camiseta' },
       { amount: '389.90', payment_type: 'credit' as const, installments: 3, card: { ...CARD, number: '5555555555554444' }, description: 'Tênis' },
@@ -83,17 +86,21 @@ export async function seedDemo(app: INestApplicationContext): Promise<DemoSummar
       { amount: '19.90', payment_type: 'pix' as const, description: 'Pix aguardando' },
       { amount: '210.00', payment_type: 'boleto' as const, customer: { name: 'Cliente Demo', document: '52998224725' }, description: 'Boleto' },
     ];
-    for (const charge of charges) {
-      const created = await transactions.create(seller.id, charge, 'seed');
+    for (const [index, charge] of charges.entries()) {
+      // Each charge has its reference, so a run that stopped half-way is completed, not repeated.
+      const reference = `seed-demo-${index + 1}`;
+      const existing = await transactions.list(seller.id, { reference }, toPageRequest({ limit: 1 }));
+      if (existing.results.length > 0) continue;
+      const created = await transactions.create(seller.id, { ...charge, reference }, 'seed');
       if (charge.description === 'Pix pago') await transactions.approvePending(created.id);
       transactionsCreated += 1;
     }
   }
   // The sub-accounts' virtual accounts get money and one transfer, so a statement shows at once.
   const ledger = app.get(VirtualAccountsService);
-  const master = await ledger.get(seller.id, subaccounts.Master);
+  const agentStatement = await ledger.postings(seller.id, subaccounts.Agente, {}, toPageRequest({ limit: 1 }));
   let postingsCreated = 0;
-  if (master.balance === '0.00') {
+  if (agentStatement.results.length === 0) {
     await ledger.deposit(seller.id, subaccounts.Master, { amount: '1500.00', description: 'Initial deposit', external_reference: 'seed-demo-1' });
     await ledger.deposit(seller.id, subaccounts.Agente, { amount: '300.00', description: 'Initial deposit', external_reference: 'seed-demo-2' });
     await ledger.transfer(seller.id, subaccounts.Master, {

@@ -101,7 +101,7 @@ export class SellersController {
   @ApiErrorResponses(400)
   updateAccess(
     @Param('id') id: string,
-    @UuidParam('access_id', 'Access not found.') accessId: string,
+    @UuidParam('access_id', 'Access not found.', 'access_not_found') accessId: string,
     @Body() body: UpdateAccessDto,
   ): Promise<AccessResponseDto> {
     return this.accesses.update(id, accessId, body.permissions);
@@ -112,7 +112,7 @@ export class SellersController {
   @Authenticated({ seller: 'id', permission: 'accesses.manage' })
   @ApiOperation({ summary: 'Revoke an access entry' })
   @ApiNoContentResponse({ description: 'Revoked.' })
-  async revokeAccess(@Param('id') id: string, @UuidParam('access_id', 'Access not found.') accessId: string): Promise<void> {
+  async revokeAccess(@Param('id') id: string, @UuidParam('access_id', 'Access not found.', 'access_not_found') accessId: string): Promise<void> {
     await this.accesses.revoke(id, accessId);
   }
 }

@@ -19,7 +19,7 @@ export class SandboxController {
   @ApiOperation({ summary: "Sandbox: confirm a pending pix or boleto payment (needs transactions.create on the transaction's seller)" })
   @ApiOkResponse({ type: TransactionResponseDto })
   @ApiErrorResponses(404, 409)
-  confirm(@CurrentPrincipal() principal: Principal, @UuidParam('id', 'Transaction not found.') id: string): Promise<TransactionResponseDto> {
+  confirm(@CurrentPrincipal() principal: Principal, @UuidParam('id', 'Transaction not found.', 'transaction_not_found') id: string): Promise<TransactionResponseDto> {
     return this.transactions.confirmPending(principal, id);
   }
 }

@@ -45,7 +45,7 @@ export class TransactionsController {
   @Authenticated({ seller: 'sellers_pk', permission: 'transactions.view', credentials: 'jwt_or_api_key' })
   @ApiOperation({ summary: 'One unified transaction (the same structure as a list item)' })
   @ApiOkResponse({ type: TransactionResponseDto })
-  get(@Param('sellers_pk') sellerId: string, @UuidParam('id', NOT_FOUND) id: string): Promise<TransactionResponseDto> {
+  get(@Param('sellers_pk') sellerId: string, @UuidParam('id', NOT_FOUND, 'transaction_not_found') id: string): Promise<TransactionResponseDto> {
     return this.transactions.get(sellerId, id);
   }
 
@@ -58,7 +58,7 @@ export class TransactionsController {
   @ApiErrorResponses(400, 409, 422)
   void(
     @Param('sellers_pk') sellerId: string,
-    @UuidParam('id', NOT_FOUND) id: string,
+    @UuidParam('id', NOT_FOUND, 'transaction_not_found') id: string,
     @Body() body: VoidTransactionDto = {},
   ): Promise<TransactionResponseDto> {
     return this.transactions.void(sellerId, id, body?.reason);
@@ -72,7 +72,7 @@ export class TransactionsController {
   @ApiErrorResponses(400, 409, 422)
   addSplitRule(
     @Param('sellers_pk') sellerId: string,
-    @UuidParam('id', NOT_FOUND) id: string,
+    @UuidParam('id', NOT_FOUND, 'transaction_not_found') id: string,
     @Body() body: CreateSplitRuleDto,
   ): Promise<SplitRuleResponseDto> {
     return this.transactions.addSplitRule(sellerId, id, body);
@@ -85,8 +85,8 @@ export class TransactionsController {
   @ApiNoContentResponse({ description: 'Removed.' })
   async removeSplitRule(
     @Param('sellers_pk') sellerId: string,
-    @UuidParam('id', NOT_FOUND) id: string,
-    @UuidParam('split_pk', 'Split rule not found.') ruleId: string,
+    @UuidParam('id', NOT_FOUND, 'transaction_not_found') id: string,
+    @UuidParam('split_pk', 'Split rule not found.', 'split_rule_not_found') ruleId: string,
   ): Promise<void> {
     await this.transactions.removeSplitRule(sellerId, id, ruleId);
   }

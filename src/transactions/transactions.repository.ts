@@ -13,6 +13,7 @@ export interface TransactionFilters {
   cardBrand?: string;
   entryMode?: EntryMode;
   source?: string;
+  reference?: string;
   createdAfter?: Date;
   createdBefore?: Date;
   amountMin?: Cents;
@@ -70,6 +71,7 @@ export class TransactionsRepository {
     if (filters.cardBrand) q.andWhere('t.card_brand = :cardBrand', { cardBrand: filters.cardBrand });
     if (filters.entryMode) q.andWhere('t.entry_mode = :entryMode', { entryMode: filters.entryMode });
     if (filters.source) q.andWhere('t.source = :source', { source: filters.source });
+    if (filters.reference) q.andWhere('t.reference = :reference', { reference: filters.reference });
     if (filters.createdAfter) q.andWhere('t.created_at >= :createdAfter', { createdAfter: filters.createdAfter });
     if (filters.createdBefore) q.andWhere('t.created_at < :createdBefore', { createdBefore: filters.createdBefore });
     if (filters.amountMin !== undefined) q.andWhere('t.amount >= :amountMin', { amountMin: filters.amountMin });

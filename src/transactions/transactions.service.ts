@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
@@ -41,6 +41,8 @@ export const PROCESSOR_VOID_JOB = 'transactions.processor-void';
  */
 @Injectable()
 export class TransactionsService implements OnModuleInit {
+  private readonly logger = new Logger('Transactions');
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(TransactionsRepository) private readonly transactions: TransactionsRepository,
@@ -90,9 +92,13 @@ export class TransactionsService implements OnModuleInit {
     try {
       return await this.record({ id, sellerId, input, source, payment, resolution, charge, ratePlanId: ratePlan.id, splitPlanId: splitPlan?.id ?? null });
     } catch (error) {
-      // The processor took the money but the record failed: give the money back before answering,
-      // so that a retry cannot charge twice.
-      if (charge.status !== 'declined') await this.processor.void(charge.reference);
+      // The processor took the money but the record failed: the charge is voided (by a job,
+      // retried until the processor answers), so that a retry of the request cannot charge twice.
+      if (charge.status !== 'declined') {
+        await this.jobs.send(PROCESSOR_VOID_JOB, { reference: charge.reference }).catch((queueError: unknown) =>
+          this.logger.error({ err: queueError, reference: charge.reference }, 'Could not queue the void of an unrecorded charge'),
+        );
+      }
       throw error;
     }
   }
@@ -189,6 +195,7 @@ export class TransactionsService implements OnModuleInit {
         throw new ConflictError('invalid_state', `A ${tx.status} transaction cannot take split rules.`);
       }
       const cents: Cents = input.amount_type === 'fixed' ? value.value : percentOf(tx.amount, value.value);
+      if (cents === 0) throw ValidationError.of('amount', 'comes to less than one cent of this transaction');
       const existing = (await this.transactions.activeRules([id], manager)).get(id) ?? [];
       const taken = existing.reduce((sum, rule) => sum + rule.amountCents, 0);
       if (taken + cents > tx.sellerNet) {
@@ -213,7 +220,10 @@ export class TransactionsService implements OnModuleInit {
 
   async removeSplitRule(sellerId: string, id: string, ruleId: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      await this.lockOrFail(manager, sellerId, id);
+      const tx = await this.lockOrFail(manager, sellerId, id);
+      if (tx.status === 'voided' || tx.status === 'declined') {
+        throw new ConflictError('invalid_state', `The split rules of a ${tx.status} transaction stay as history.`);
+      }
       if (!(await this.transactions.removeRule(manager, id, ruleId))) {
         throw new NotFoundError('Split rule not found.', 'split_rule_not_found');
       }
@@ -333,6 +343,7 @@ function filtersOf(query: TransactionListQueryDto): TransactionFilters {
     cardBrand: query.card_brand,
     entryMode: query.entry_mode,
     source: query.source,
+    reference: query.reference,
     createdAfter: query.created_after ? new Date(query.created_after) : undefined,
     createdBefore: query.created_before ? new Date(query.created_before) : undefined,
     amountMin: money(query.amount_min),

@@ -105,13 +105,14 @@ export class VirtualAccountsService {
 
   async transfer(sellerId: string, id: string, input: TransferDto): Promise<PostingResponseDto> {
     const amount = cents(input.amount);
-    const { virtual_account: target, pix_key: pixKey, bank_account: bank } = input.destination;
+    const { pix_key: pixKey, bank_account: bank } = input.destination;
+    const target = input.destination.virtual_account?.toLowerCase();
     if ([target, pixKey, bank].filter((d) => d !== undefined).length !== 1) {
       throw ValidationError.of('destination', 'must have exactly one of virtual_account, pix_key, bank_account');
     }
     let lines: NewLine[];
     if (target !== undefined) {
-      if (target.toLowerCase() === id.toLowerCase()) {
+      if (target === id) {
         throw new BadRequestError('same_account', 'A virtual account cannot transfer to itself.');
       }
       lines = [

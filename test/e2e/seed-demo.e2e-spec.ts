@@ -41,4 +41,13 @@ describe('seed:demo', () => {
     expect(lines.every((line) => line.includes(t.baseUrl))).toBe(true);
     expect(lines.join('\n')).toContain(first.sellerId);
   });
+
+  it('refuses to run in production', async () => {
+    const production = await startTestApp({ env: { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40) } });
+    try {
+      await expect(seedDemo(production.app)).rejects.toThrow(/NODE_ENV=production/);
+    } finally {
+      await production.close();
+    }
+  });
 });

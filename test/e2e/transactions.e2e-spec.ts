@@ -94,6 +94,7 @@ describe('unified transactions', () => {
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({ status: 'pending', payment_type: 'pix', card_brand: null, card_last4: null, entry_mode: 'online' });
       expect(res.body.pix).toEqual({ qr_code: expect.stringContaining('BR.GOV.BCB.PIX'), expires_at: expect.any(String) });
+      expect(res.body.pix.qr_code).toContain('540550.00');
       expect(res.body.fees.amount).toBe('0.50');
       expect(res.body.split.shares.map((x: { amount: string }) => x.amount)).toEqual(['0.10']);
 
@@ -215,6 +216,7 @@ describe('unified transactions', () => {
       expect(await ids('card_brand=MasterCard')).toEqual([d.id]);
       expect(await ids('entry_mode=card_present')).toEqual([d.id]);
       expect(await ids('source=api&amount_min=20.00&amount_max=30')).toEqual([c.id, b.id]);
+      expect(await ids('reference=nope')).toEqual([]);
       expect(await ids(`created_after=${encodeURIComponent(a.created_at)}&created_before=${encodeURIComponent(d.created_at)}`)).toEqual([c.id, b.id, a.id]);
 
       const first = await t.http.get(`${path}?limit=3`, { token: superuser.access });
@@ -303,6 +305,19 @@ describe('unified transactions', () => {
       expect((await add({ recipient: s.master, amount: '94.27', amount_type: 'fixed' })).body.code).toBe('split_exceeds_net');
       expect((await add({ recipient: s.master, amount: '94.26', amount_type: 'fixed' })).status).toBe(201);
       expect((await add({ recipient: s.master, amount: '0.01', amount_type: 'fixed' })).body.code).toBe('split_exceeds_net');
+    });
+
+    it('refuses a percentage that comes to less than a cent, and keeps rules of a voided transaction as history', async () => {
+      const created = (await post({ amount: '1.00', payment_type: 'credit', card: CARDS.visa })).body;
+      const tiny = await t.http.post(`${base()}/${created.id}/split`, { recipient: s.master, amount: '0.0001', amount_type: 'percentage' }, { token: superuser.access });
+      expect(tiny.status).toBe(400);
+      expect(tiny.body.errors.amount).toBeDefined();
+      const rule = await t.http.post(`${base()}/${created.id}/split`, { recipient: s.master, amount: '0.10', amount_type: 'fixed' }, { token: superuser.access });
+      await t.http.post(`${base()}/${created.id}/void`, {}, { token: superuser.access });
+      const removal = await t.http.delete(`${base()}/${created.id}/split/${rule.body.id}`, { token: superuser.access });
+      expect(removal.status).toBe(409);
+      expect(removal.body.code).toBe('invalid_state');
+      expect((await t.http.get(`${base()}/${created.id}`, { token: superuser.access })).body.split_rules).toHaveLength(1);
     });
 
     it('refuses rules on voided and declined transactions', async () => {

@@ -165,11 +165,27 @@ describe('virtual accounts', () => {
       const res = await act(a, action, body);
       expect({ action, body, status: res.status, fields: Object.keys(res.body.errors ?? {}) }).toEqual({ action, body, status: 400, fields: expect.arrayContaining([field]) });
     }
+    for (const destination of [{ pix_key: null }, { virtual_account: null }, { bank_account: null }, { pix_key: null, virtual_account: a }]) {
+      const res = await act(a, 'transfer', { amount: '1.00', destination });
+      expect({ destination, status: res.status }).toEqual({ destination, status: 400 });
+    }
     const self = await act(a, 'transfer', { amount: '1.00', destination: { virtual_account: a } });
     expect(self.body.code).toBe('same_account');
     const nowhere = await act(a, 'transfer', { amount: '1.00', destination: { virtual_account: '7d7e1b6c-55b1-4d6c-9a1a-0e4bfe5a2a11' } });
     expect(nowhere.body.code).toBe('destination_not_found');
     expect(await balance(a)).toBe('50.00');
+  });
+
+  it('takes upper-case ids in the path and the destination', async () => {
+    const a = await subaccount();
+    const b = await subaccount();
+    const deposit = await act(a.toUpperCase(), 'deposit', { amount: '9.00' });
+    expect(deposit.status).toBe(201);
+    expect(deposit.body.virtual_account).toBe(a);
+    const moved = await act(a.toUpperCase(), 'transfer', { amount: '4.00', destination: { virtual_account: b.toUpperCase() } });
+    expect(moved.status).toBe(201);
+    expect(moved.body.balance_after).toBe('5.00');
+    expect(await balance(b)).toBe('4.00');
   });
 
   it('replays an action sent again with the same Idempotency-Key', async () => {
@@ -187,7 +203,9 @@ describe('virtual accounts', () => {
     await expect(t.db.query(`UPDATE ledger_lines SET amount = 1000 WHERE account_id = $1`, [a])).rejects.toThrow(/append-only/);
     await expect(t.db.query(`DELETE FROM journal_entries`)).rejects.toThrow(/append-only/);
     await expect(t.db.query(`DELETE FROM ledger_accounts WHERE id = $1`, [a])).rejects.toThrow(/append-only/);
-    await expect(t.db.query(`UPDATE ledger_accounts SET balance = -1 WHERE id = $1`, [a])).rejects.toThrow(/no_overdraft/);
+    await expect(t.db.query(`UPDATE ledger_accounts SET balance = -1, last_line = last_line + 1 WHERE id = $1`, [a])).rejects.toThrow(/no_overdraft/);
+    await expect(t.db.query(`UPDATE ledger_accounts SET seller_id = $2 WHERE id = $1`, [a, w.sellerB])).rejects.toThrow(/only its balance moves/);
+    await expect(t.db.query(`TRUNCATE ledger_lines CASCADE`)).rejects.toThrow(/append-only/);
     await expect(
       t.db.query(`WITH e AS (INSERT INTO journal_entries (kind, seller_id) VALUES ('deposit', $2) RETURNING id)
                   INSERT INTO ledger_lines (entry_id, account_id, type, amount, account_line, balance_after) SELECT e.id, $1, 'deposit', 5, 999, 5 FROM e`, [a, seller]),

@@ -131,6 +131,12 @@ export class TransactionListQueryDto extends CreatedRangeQueryDto {
   @EntryModeField('Only card-present or only online payments.')
   entry_mode?: EntryMode;
 
+  @ApiPropertyOptional({ example: 'order-1234', description: "The seller's own reference, exactly." })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  reference?: string;
+
   @ApiPropertyOptional({ example: 'api', description: 'api, event_checkout, subscription or seed.' })
   @IsOptional()
   @IsString()

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
+import { formatMoney } from '../../common/money/money';
 import { ChargeRequest, ChargeResult, PaymentProcessor } from './payment-processor';
 
 /** Test card numbers the sandbox declines, with the reason it gives. */
@@ -36,10 +37,23 @@ export class SandboxProcessor implements PaymentProcessor {
   }
 }
 
+/** A PIX "copia e cola" payload in the EMV layout (without a real CRC: sandbox only). */
 function pixCode(request: ChargeRequest): string {
-  const amount = (request.amount / 100).toFixed(2);
+  const field = (id: string, value: string) => `${id}${String(value.length).padStart(2, '0')}${value}`;
+  const account = field('00', 'BR.GOV.BCB.PIX') + field('01', request.transactionId);
   const txid = request.transactionId.replace(/-/g, '').slice(0, 25);
-  return `00020126580014BR.GOV.BCB.PIX0136${request.transactionId}5204000053039865406${amount.padStart(6, '0')}5802BR5913SANDBOX SELLER6009SAO PAULO62290525${txid}6304`;
+  return (
+    field('00', '01') +
+    field('26', account) +
+    field('52', '0000') +
+    field('53', '986') +
+    field('54', formatMoney(request.amount)) +
+    field('58', 'BR') +
+    field('59', 'SANDBOX SELLER') +
+    field('60', 'SAO PAULO') +
+    field('62', field('05', txid)) +
+    '6304'
+  );
 }
 
 function digitableLine(request: ChargeRequest): string {

@@ -4,6 +4,7 @@ import { IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, Max
 import { formatMoney } from '../../common/money/money';
 import { MoneyField } from '../../common/money/money.decorators';
 import { CreatedRangeQueryDto } from '../../common/pagination/created-range.dto';
+import { IsOmittable } from '../../common/validation/optional.decorator';
 import type { PostingRow, VirtualAccountRow } from '../ledger.repository';
 
 export const POSTING_TYPES = ['deposit', 'payment', 'transfer_out', 'transfer_in'] as const;
@@ -85,20 +86,20 @@ export class BankAccountDto {
 }
 
 export class TransferDestinationDto {
-  @ApiPropertyOptional({ format: 'uuid', description: 'Another virtual account of the platform.' })
-  @IsOptional()
+  @ApiPropertyOptional({ format: 'uuid', description: 'Another virtual account of the platform (of any seller).' })
+  @IsOmittable()
   @IsUUID('all', { message: 'must be the UUID of a virtual account' })
   virtual_account?: string;
 
   @ApiPropertyOptional({ example: 'ana@example.com', description: 'A PIX key: e-mail, phone, CPF/CNPJ or random key.' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @IsNotEmpty()
   @MaxLength(77)
   pix_key?: string;
 
   @ApiPropertyOptional({ type: BankAccountDto })
-  @IsOptional()
+  @IsOmittable()
   @ValidateNested()
   @Type(() => BankAccountDto)
   bank_account?: BankAccountDto;
