@@ -63,6 +63,20 @@ export class TransactionsRepository {
     return (await repo.findOneBy({ id }))!;
   }
 
+  /** Card transactions pending for longer than a charge takes, locked (skipping ones locked elsewhere). */
+  lockInterruptedCardCharges(manager: EntityManager, olderThanMinutes: number): Promise<Transaction[]> {
+    return manager
+      .getRepository(Transaction)
+      .createQueryBuilder('t')
+      .where(`t.status = 'pending' AND t.payment_type IN ('credit', 'debit')`)
+      .andWhere(`t.created_at < now() - make_interval(mins => :minutes)`, { minutes: olderThanMinutes })
+      .orderBy('t.created_at', 'ASC')
+      .limit(500)
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked')
+      .getMany();
+  }
+
   /** A page of the seller's transactions, newest first unless asked otherwise; one index range scan. */
   list(sellerId: string, filters: TransactionFilters, page: PageRequest): Promise<Transaction[]> {
     const q = this.transactions.createQueryBuilder('t').where('t.seller_id = :sellerId', { sellerId });

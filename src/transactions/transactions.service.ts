@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuthorizationService } from '../auth/authorization.service';
 import type { Principal } from '../auth/principal';
@@ -11,7 +10,6 @@ import { PlansService } from '../plans/plans.service';
 import { normaliseDocument } from '../sellers/document';
 import { SellersService } from '../sellers/sellers.service';
 import { JobQueue } from '../jobs/job-queue.service';
-import type { Resolution } from '../split/resolve';
 import { SplitService } from '../split/split.service';
 import type { EntryMode } from '../split/table';
 import { recordEvent } from '../webhooks/outbox';
@@ -34,6 +32,9 @@ export type TransactionSource = 'api' | 'event_checkout' | 'subscription' | 'see
 /** Tells the processor about a void; queued with the void, retried until the processor answers. */
 export const PROCESSOR_VOID_JOB = 'transactions.processor-void';
 
+/** A card charge still pending after this long was interrupted (card charges answer in seconds). */
+export const INTERRUPTED_AFTER_MINUTES = 10;
+
 /**
  * Unified transactions: charge through the processor port with the fee and split resolved
  * once and stored, read, void, and split rules. Each change is written with its outbox
@@ -55,10 +56,17 @@ export class TransactionsService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.jobs.define<{ reference: string }>({
+    this.jobs.define<{ transactionId: string; reference: string | null }>({
       name: PROCESSOR_VOID_JOB,
-      handler: ({ reference }) => this.processor.void(reference),
+      handler: (charge) => this.processor.void(charge),
       queue: { retryLimit: 20, retryDelay: 30, retryBackoff: true },
+    });
+    this.jobs.define({
+      name: 'transactions.reconcile-interrupted',
+      schedule: '* * * * *',
+      handler: async () => {
+        await this.reconcileInterrupted();
+      },
     });
   }
 
@@ -78,60 +86,65 @@ export class TransactionsService implements OnModuleInit {
       { developerAccount: seller.developerAccount, participants: seller.splitParticipants },
     );
 
-    const id = randomUUID();
-    const charge = await this.processor.charge({
-      transactionId: id,
+    // 1. The transaction is stored first, as pending, so that no charge can exist without it.
+    const pending = await this.transactions.insert(this.dataSource.manager, {
+      sellerId,
       amount: payment.amount,
+      currency: 'BRL',
       paymentType: input.payment_type,
       installments: payment.installments,
-      card: payment.card,
+      cardBrand: payment.brand,
+      cardLast4: payment.card ? payment.card.number.slice(-4) : null,
+      entryMode: payment.entryMode,
+      status: 'pending',
       description: input.description ?? null,
-      customer: input.customer ?? null,
+      source,
+      reference: input.reference ?? null,
+      customer: input.customer ? { ...input.customer } : null,
+      ratePlanId: ratePlan.id,
+      splitPlanId: splitPlan?.id ?? null,
+      feePercentage: resolution.fee.units,
+      feeFixed: resolution.fee.fixed,
+      feeAmount: resolution.fee.amount,
+      shares: resolution.shares,
+      developerAmount: resolution.developerAmount,
+      participantsAmount: resolution.participantsAmount,
+      sellerNet: resolution.sellerNet,
+      processor: this.processor.name,
     });
 
+    // 2. The processor charges, with the transaction id as its idempotency key.
+    let charge: ChargeResult;
     try {
-      return await this.record({ id, sellerId, input, source, payment, resolution, charge, ratePlanId: ratePlan.id, splitPlanId: splitPlan?.id ?? null });
-    } catch (error) {
-      // The processor took the money but the record failed: the charge is voided (by a job,
-      // retried until the processor answers), so that a retry of the request cannot charge twice.
-      if (charge.status !== 'declined') {
-        await this.jobs.send(PROCESSOR_VOID_JOB, { reference: charge.reference }).catch((queueError: unknown) =>
-          this.logger.error({ err: queueError, reference: charge.reference }, 'Could not queue the void of an unrecorded charge'),
-        );
-      }
-      throw error;
-    }
-  }
-
-  /** Stores a charge the processor answered, with its events, in one database transaction. */
-  private record(charged: Charged): Promise<TransactionResponseDto> {
-    const { id, sellerId, input, source, payment, resolution, charge, ratePlanId, splitPlanId } = charged;
-    return this.dataSource.transaction(async (manager) => {
-      const tx = await this.transactions.insert(manager, {
-        id,
-        sellerId,
+      charge = await this.processor.charge({
+        transactionId: pending.id,
         amount: payment.amount,
-        currency: 'BRL',
         paymentType: input.payment_type,
         installments: payment.installments,
-        cardBrand: payment.brand,
-        cardLast4: payment.card ? payment.card.number.slice(-4) : null,
-        entryMode: payment.entryMode,
-        status: charge.status,
+        card: payment.card,
         description: input.description ?? null,
-        source,
-        reference: input.reference ?? null,
-        customer: input.customer ? { ...input.customer } : null,
-        ratePlanId,
-        splitPlanId,
-        feePercentage: resolution.fee.units,
-        feeFixed: resolution.fee.fixed,
-        feeAmount: resolution.fee.amount,
-        shares: resolution.shares,
-        developerAmount: resolution.developerAmount,
-        participantsAmount: resolution.participantsAmount,
-        sellerNet: resolution.sellerNet,
-        processor: this.processor.name,
+        customer: input.customer ?? null,
+      });
+    } catch (error) {
+      this.logger.error({ err: error, transaction: pending.id }, 'The payment processor failed');
+      charge = { status: 'declined', reference: null, declineReason: 'processor_error' };
+    }
+
+    // 3. Its answer settles the transaction, with the events, in one database transaction. If
+    // that fails, or the process dies before, the reconciler voids the charge later.
+    return this.settle(pending.id, sellerId, charge);
+  }
+
+  private settle(id: string, sellerId: string, charge: ChargeResult): Promise<TransactionResponseDto> {
+    return this.dataSource.transaction(async (manager) => {
+      const current = (await this.transactions.lockById(manager, id))!;
+      if (current.status === 'voided') {
+        // The reconciler gave this charge up while the processor was still answering: undo it there.
+        await this.jobs.send(PROCESSOR_VOID_JOB, { transactionId: id, reference: charge.reference }, {}, manager);
+        return toTransactionView(current, []);
+      }
+      const tx = await this.transactions.update(manager, id, {
+        status: charge.status,
         processorReference: charge.reference,
         declineReason: charge.status === 'declined' ? charge.declineReason : null,
         pix: charge.status === 'pending' ? (charge.pix ?? null) : null,
@@ -143,6 +156,27 @@ export class TransactionsService implements OnModuleInit {
       if (charge.status === 'approved') await recordEvent(manager, 'transaction.approved', sellerId, view);
       if (charge.status === 'declined') await recordEvent(manager, 'transaction.declined', sellerId, view);
       return view;
+    });
+  }
+
+  /**
+   * Card transactions still pending long after their charge began were interrupted between
+   * the processor's answer and its recording (a crash, a lost database). They are voided, at the
+   * processor too, so that no customer stays charged for a payment the seller never saw.
+   */
+  async reconcileInterrupted(olderThanMinutes = INTERRUPTED_AFTER_MINUTES): Promise<number> {
+    return this.dataSource.transaction(async (manager) => {
+      const interrupted = await this.transactions.lockInterruptedCardCharges(manager, olderThanMinutes);
+      for (const stale of interrupted) {
+        const voided = await this.transactions.update(manager, stale.id, {
+          status: 'voided',
+          voidedAt: new Date(),
+          voidReason: 'charge_interrupted',
+        });
+        await this.jobs.send(PROCESSOR_VOID_JOB, { transactionId: stale.id, reference: stale.processorReference }, {}, manager);
+        await recordEvent(manager, 'transaction.voided', stale.sellerId, toTransactionView(voided, []));
+      }
+      return interrupted.length;
     });
   }
 
@@ -169,7 +203,7 @@ export class TransactionsService implements OnModuleInit {
       if (tx.status !== 'approved' && tx.status !== 'pending') {
         throw new ConflictError('invalid_state', `A ${tx.status} transaction cannot be voided; only approved or pending ones can.`);
       }
-      if (tx.processorReference) await this.jobs.send(PROCESSOR_VOID_JOB, { reference: tx.processorReference }, {}, manager);
+      await this.jobs.send(PROCESSOR_VOID_JOB, { transactionId: tx.id, reference: tx.processorReference }, {}, manager);
       const voided = await this.transactions.update(manager, id, { status: 'voided', voidedAt: new Date(), voidReason: reason ?? null });
       const rules = await this.transactions.activeRules([id], manager);
       const view = toTransactionView(voided, rules.get(id) ?? []);
@@ -309,18 +343,6 @@ export class TransactionsService implements OnModuleInit {
     if (Object.keys(problems).length > 0 || !amount.ok) throw new ValidationError(problems);
     return { amount: amount.value, installments, entryMode, brand, card };
   }
-}
-
-interface Charged {
-  id: string;
-  sellerId: string;
-  input: CreateTransactionDto;
-  source: TransactionSource;
-  payment: CheckedPayment;
-  resolution: Resolution;
-  charge: ChargeResult;
-  ratePlanId: string;
-  splitPlanId: string | null;
 }
 
 interface CheckedPayment {

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { TransactionsService } from '../../src/transactions/transactions.service';
 import { createSeller, createUser, TestUser } from '../support/identity';
 import { CARDS, PayingSeller, payingSeller } from '../support/payments';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -170,6 +171,26 @@ describe('unified transactions', () => {
       expect(logged).toContain('request completed');
       expect(logged).not.toContain(card.number);
       expect(logged).not.toContain('8642');
+    });
+  });
+
+  describe('interrupted charges', () => {
+    it('voids card charges left pending by an interruption, at the processor too, and leaves pix alone', async () => {
+      const card = (await post({ amount: '15.00', payment_type: 'credit', card: CARDS.visa })).body;
+      const pix = (await post({ amount: '15.00', payment_type: 'pix' })).body;
+      // as if the process had died between the processor's answer and its recording
+      await t.db.query(`UPDATE transactions SET status = 'pending', approved_at = NULL, created_at = now() - interval '11 minutes' WHERE id = ANY($1)`, [
+        [card.id, pix.id],
+      ]);
+      const reconciled = await t.app.get(TransactionsService).reconcileInterrupted();
+      expect(reconciled).toBeGreaterThanOrEqual(1);
+      const after = await t.http.get(`${base()}/${card.id}`, { token: superuser.access });
+      expect(after.body).toMatchObject({ status: 'voided', void_reason: 'charge_interrupted' });
+      expect((await t.http.get(`${base()}/${pix.id}`, { token: superuser.access })).body.status).toBe('pending');
+      expect(await events('transaction.voided', card.id)).toHaveLength(1);
+      const jobs = await t.db.query(`SELECT data FROM pgboss.job WHERE name = 'transactions.processor-void' AND data->>'transactionId' = $1`, [card.id]);
+      expect(jobs.rows).toHaveLength(1);
+      expect(await t.app.get(TransactionsService).reconcileInterrupted()).toBe(0);
     });
   });
 

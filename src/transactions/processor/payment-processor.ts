@@ -28,7 +28,7 @@ export interface ChargeRequest {
 
 export type ChargeResult =
   | { status: 'approved'; reference: string }
-  | { status: 'declined'; reference: string; declineReason: string }
+  | { status: 'declined'; reference: string | null; declineReason: string }
   | {
       status: 'pending';
       reference: string;
@@ -39,6 +39,10 @@ export type ChargeResult =
 export interface PaymentProcessor {
   readonly name: string;
   charge(request: ChargeRequest): Promise<ChargeResult>;
-  /** Cancels (card) or withdraws (pix, boleto) a charge. */
-  void(reference: string): Promise<void>;
+  /**
+   * Cancels (card) or withdraws (pix, boleto) a charge, known by its reference or, when the
+   * answer was never recorded, by our transaction id (the charge's idempotency key).
+   * Idempotent: voiding twice, or voiding what was never charged, is not an error.
+   */
+  void(charge: { transactionId: string; reference: string | null }): Promise<void>;
 }
