@@ -24,6 +24,8 @@ export class Ledger1763700400000 implements MigrationInterface {
         created_at  timestamptz NOT NULL DEFAULT now(),
         updated_at  timestamptz NOT NULL DEFAULT now(),
         CONSTRAINT ledger_accounts_no_overdraft CHECK (kind = 'system' OR balance >= 0),
+        -- 1 trillion BRL: far above any real balance, far below where cents stop being exact in JavaScript.
+        CONSTRAINT ledger_accounts_balance_limit CHECK (kind = 'system' OR balance <= 100000000000000),
         CHECK ((kind = 'virtual') = (seller_id IS NOT NULL)),
         CHECK ((kind = 'system') = (code IS NOT NULL))
       )`);

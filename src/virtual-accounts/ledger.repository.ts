@@ -41,10 +41,13 @@ export interface NewLine {
   counterparty: Record<string, unknown> | null;
 }
 
-const REFUSALS: Record<string, 'insufficient_funds' | 'account_not_found' | 'destination_not_found'> = {
+export type Refusal = 'insufficient_funds' | 'account_not_found' | 'destination_not_found' | 'balance_limit';
+
+const REFUSALS: Record<string, Refusal> = {
   LD001: 'insufficient_funds',
   LD002: 'account_not_found',
   LD003: 'destination_not_found',
+  ledger_accounts_balance_limit: 'balance_limit',
 };
 
 /** The SQL of the ledger. Virtual-account reads name the seller; writes run in the caller's transaction. */
@@ -104,7 +107,7 @@ export class LedgerRepository {
     externalReference: string | null;
     event: string;
     lines: NewLine[];
-  }): Promise<PostingRow[] | 'insufficient_funds' | 'account_not_found' | 'destination_not_found'> {
+  }): Promise<PostingRow[] | Refusal> {
     try {
       const rows = await this.dataSource.query(
         `SELECT l.*, $4::text AS description FROM ledger_post($1, $2, $3, $4, $5, $6, $7) AS l`,
@@ -120,7 +123,8 @@ export class LedgerRepository {
       );
       return rows.map(toPosting);
     } catch (error) {
-      const refusal = REFUSALS[(error as { driverError?: { code?: string } }).driverError?.code ?? ''];
+      const driverError = (error as { driverError?: { code?: string; constraint?: string } }).driverError;
+      const refusal = REFUSALS[driverError?.code ?? ''] ?? REFUSALS[driverError?.constraint ?? ''];
       if (refusal) return refusal;
       throw error;
     }

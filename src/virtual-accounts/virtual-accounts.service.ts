@@ -164,6 +164,9 @@ export class VirtualAccountsService {
     if (result === 'insufficient_funds') {
       throw new BadRequestError('insufficient_funds', 'The virtual account does not hold enough funds.');
     }
+    if (result === 'balance_limit') {
+      throw new BadRequestError('balance_limit_exceeded', 'A virtual account cannot hold more than 1,000,000,000,000.00.');
+    }
     return PostingResponseDto.of(result.find((r) => r.accountId === movement.accountId)!);
   }
 

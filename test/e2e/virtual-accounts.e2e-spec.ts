@@ -145,6 +145,15 @@ describe('virtual accounts', () => {
     expect((await act(a, 'pay', { amount: '10.00', payee: { name: 'X' }, barcode: '1'.repeat(47) })).body.balance_after).toBe('0.00');
   });
 
+  it('refuses to hold more than the balance limit', async () => {
+    const a = await subaccount();
+    await t.db.query(`UPDATE ledger_accounts SET balance = 99999999999999, last_line = last_line + 1 WHERE id = $1`, [a]);
+    const res = await act(a, 'deposit', { amount: '0.02' });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('balance_limit_exceeded');
+    expect((await act(a, 'deposit', { amount: '0.01' })).status).toBe(201);
+  });
+
   it('validates amounts, destinations and payees', async () => {
     const a = await subaccount();
     await act(a, 'deposit', { amount: '50.00' });
