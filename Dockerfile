@@ -12,6 +12,7 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/data ./data
 USER node
 EXPOSE 3000
 CMD ["node", "--enable-source-maps", "dist/src/main.js"]
