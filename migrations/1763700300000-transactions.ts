@@ -44,7 +44,10 @@ export class Transactions1763700300000 implements MigrationInterface {
       )`);
     // A page of a seller's transactions is one backwards range scan, whatever the table's size.
     await q.query(`CREATE INDEX transactions_seller_seq ON transactions (seller_id, seq)`);
-    await q.query(`CREATE INDEX transactions_seller_status_seq ON transactions (seller_id, status, seq)`);
+    // Each equality filter of the list has its index, so a filtered page is one range scan too.
+    for (const column of ['status', 'payment_type', 'card_brand', 'entry_mode', 'source']) {
+      await q.query(`CREATE INDEX transactions_seller_${column}_seq ON transactions (seller_id, ${column}, seq)`);
+    }
     await q.query(`CREATE INDEX transactions_seller_reference ON transactions (seller_id, reference) WHERE reference IS NOT NULL`);
 
     await q.query(`
