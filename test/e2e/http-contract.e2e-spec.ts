@@ -1,4 +1,4 @@
-import { Writable } from 'node:stream';
+import { LogCapture } from '../support/log-capture';
 import { createTestDatabase, dropTestDatabase } from '../support/database';
 import { FixturesModule } from '../support/fixtures.module';
 import { createUser } from '../support/identity';
@@ -8,18 +8,13 @@ import { startTestApp, TestApp } from '../support/test-app';
 /** The HTTP contract of API.md section 1 that every route shares. */
 describe('HTTP contract', () => {
   let t: TestApp;
-  const logLines: string[] = [];
+  const logs = new LogCapture();
 
   beforeAll(async () => {
     t = await startTestApp({
       imports: [FixturesModule],
       env: { LOG_LEVEL: 'info' },
-      logDestination: new Writable({
-        write(chunk, _enc, done) {
-          logLines.push(String(chunk));
-          done();
-        },
-      }),
+      logDestination: logs,
     });
   });
   afterAll(() => t.close());
@@ -159,7 +154,7 @@ describe('HTTP contract', () => {
       expect(res.status).toBe(500);
       expectErrorBody(res.body, 500, 'internal_error');
       expect(res.text).not.toMatch(/hunter2|secret\/path|at .*\.ts/);
-      const logged = logLines.find((l) => l.includes(res.body.request_id) && l.includes('Unhandled error'));
+      const logged = logs.lines.find((l) => l.includes(res.body.request_id) && l.includes('Unhandled error'));
       expect(logged).toBeDefined();
       expect(logged).toContain('hunter2');
     });
@@ -169,7 +164,7 @@ describe('HTTP contract', () => {
     it('writes one JSON line per request with its request id and without the Authorization header', async () => {
       const res = await t.http.get('/health/live', { token: 'super-secret-token', headers: { 'x-request-id': 'log-check-1' } });
       expect(res.status).toBe(200);
-      const lines = logLines.filter((l) => l.includes('log-check-1'));
+      const lines = logs.lines.filter((l) => l.includes('log-check-1'));
       expect(lines).toHaveLength(1);
       const line = JSON.parse(lines[0]);
       expect(line).toMatchObject({ request_id: 'log-check-1', http: { method: 'GET', route: '/health/live', status: 200 } });

@@ -1,4 +1,4 @@
-import { Writable } from 'node:stream';
+import { LogCapture } from '../support/log-capture';
 import { createUser, login, TestUser } from '../support/identity';
 import { recoveryCodeIn, TestSmtpServer } from '../support/smtp';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -117,24 +117,15 @@ describe('password recovery', () => {
 
 describe('password recovery without SMTP_URL', () => {
   it('writes the mail to the log and keeps it in mail_outbox', async () => {
-    const lines: string[] = [];
-    const t = await startTestApp({
-      runWorkers: true,
-      env: { LOG_LEVEL: 'info' },
-      logDestination: new Writable({
-        write(chunk, _e, done) {
-          lines.push(String(chunk));
-          done();
-        },
-      }),
-    });
+    const logs = new LogCapture();
+    const t = await startTestApp({ runWorkers: true, env: { LOG_LEVEL: 'info' }, logDestination: logs });
     try {
       const user = await createUser(t);
       expect((await t.http.post('/user/passwordrecovery', { email: user.email })).status).toBe(202);
       const deadline = Date.now() + 15_000;
       let logged: string | undefined;
       while (!logged && Date.now() < deadline) {
-        logged = lines.find((l) => l.includes('E-mail (no SMTP_URL') && l.includes(user.email));
+        logged = logs.lines.find((l) => l.includes('E-mail (no SMTP_URL') && l.includes(user.email));
         if (!logged) await new Promise((r) => setTimeout(r, 100));
       }
       expect(logged).toBeDefined();

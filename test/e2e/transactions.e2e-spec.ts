@@ -1,4 +1,4 @@
-import { Writable } from 'node:stream';
+import { LogCapture } from '../support/log-capture';
 import { TransactionsService } from '../../src/transactions/transactions.service';
 import { createSeller, createUser, TestUser } from '../support/identity';
 import { CARDS, PayingSeller, payingSeller } from '../support/payments';
@@ -9,7 +9,7 @@ describe('unified transactions', () => {
   let t: TestApp;
   let superuser: TestUser;
   let s: PayingSeller;
-  const logs: string[] = [];
+  const logs = new LogCapture();
   const base = () => `/unified/accounts/sellers/${s.sellerId}/transactions`;
   const post = (body: unknown, headers: Record<string, string> = {}) => t.http.post(base(), body, { token: superuser.access, headers });
   const events = async (type: string, transactionId: string) =>
@@ -18,12 +18,7 @@ describe('unified transactions', () => {
   beforeAll(async () => {
     t = await startTestApp({
       env: { LOG_LEVEL: 'trace' },
-      logDestination: new Writable({
-        write(chunk, _e, done) {
-          logs.push(String(chunk));
-          done();
-        },
-      }),
+      logDestination: logs,
     });
     superuser = await createUser(t, { superuser: true });
     s = await payingSeller(t, superuser);
@@ -167,7 +162,7 @@ describe('unified transactions', () => {
       expect(database).toContain(res.body.id);
       expect(database).not.toContain(card.number);
       expect(database).not.toContain('"8642"');
-      const logged = logs.join('');
+      const logged = logs.text;
       expect(logged).toContain('request completed');
       expect(logged).not.toContain(card.number);
       expect(logged).not.toContain('8642');

@@ -1,18 +1,10 @@
-import { Writable } from 'node:stream';
+import { LogCapture } from '../../../test/support/log-capture';
 import { createLogger } from './logger';
 
 describe('log redaction', () => {
   it('never writes credentials, secrets or card data', () => {
-    const lines: string[] = [];
-    const logger = createLogger(
-      'info',
-      new Writable({
-        write(chunk, _e, done) {
-          lines.push(String(chunk));
-          done();
-        },
-      }),
-    );
+    const capture = new LogCapture();
+    const logger = createLogger('info', capture);
     logger.info(
       {
         req: { headers: { authorization: 'Bearer eyJhbGciOi.secret.sig', 'idempotency-key': 'k1' } },
@@ -24,7 +16,7 @@ describe('log redaction', () => {
       },
       'something happened',
     );
-    const text = lines.join('');
+    const text = capture.text;
     for (const secret of ['eyJhbGciOi', 'hunter22', '4111111111111111', '"123"', '123456', '0b8e1f5e', 'eyJ.refresh', 'whsec_abc']) {
       expect(text).not.toContain(secret);
     }
@@ -33,16 +25,8 @@ describe('log redaction', () => {
   });
 
   it('logs a failed SQL statement without its text or parameters', () => {
-    const lines: string[] = [];
-    const logger = createLogger(
-      'info',
-      new Writable({
-        write(chunk, _e, done) {
-          lines.push(String(chunk));
-          done();
-        },
-      }),
-    );
+    const capture = new LogCapture();
+    const logger = createLogger('info', capture);
     const error = Object.assign(new Error('duplicate key'), {
       query: 'INSERT INTO users (password_hash) VALUES ($1)',
       parameters: ['$argon2id$secret-hash'],
@@ -50,7 +34,7 @@ describe('log redaction', () => {
       code: '23505',
     });
     logger.error({ err: error }, 'Unhandled error');
-    const text = lines.join('');
+    const text = capture.text;
     expect(text).toContain('duplicate key');
     expect(text).toContain('23505');
     expect(text).not.toContain('secret-hash');
