@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { ValidateBy, ValidationOptions } from 'class-validator';
-import { checkMoney, checkPercentage, MoneyRules } from './money';
+import { checkMoney, MoneyRules } from './money';
 
 /** A DTO field holding money as the API's decimal string (validated by the money helper). */
 export function MoneyField(
@@ -25,27 +25,6 @@ export function MoneyField(
             const checked = checkMoney(args?.value, options);
             return checked.ok ? '' : checked.message;
           },
-        },
-      },
-      validation,
-    ),
-  );
-}
-
-/** A DTO field holding a percentage, 0..100 with at most 4 decimals, string or number. */
-export function PercentageField(options: { description?: string } = {}, validation?: ValidationOptions): PropertyDecorator {
-  return applyDecorators(
-    ApiProperty({
-      oneOf: [{ type: 'string', pattern: '^[0-9]{1,3}(\\.[0-9]{1,4})?$' }, { type: 'number', minimum: 0, maximum: 100 }],
-      example: '2.5',
-      description: options.description ?? 'Percentage from 0 to 100 with at most 4 decimals.',
-    }),
-    ValidateBy(
-      {
-        name: 'isPercentage',
-        validator: {
-          validate: (value) => checkPercentage(value).ok,
-          defaultMessage: () => 'must be a number between 0 and 100 with at most 4 decimals',
         },
       },
       validation,
