@@ -38,7 +38,9 @@ export async function ledgerBenchmark(): Promise<void> {
       console.log(`  pgbench TPC-B-like, 32 clients       ${Math.round(bench).toString().padStart(8)} tps`);
       console.log(`  ratio transfers / pgbench: ${(http / bench).toFixed(2)}   (target >= 0.5)`);
     } else {
-      console.log('  pgbench was not found (install the PostgreSQL client tools, e.g. Debian\'s postgresql-15): no ratio.');
+      console.log(
+        "  pgbench was not found (install the PostgreSQL client tools, e.g. Debian's postgresql-15): no ratio.",
+      );
     }
   } finally {
     await api.stop();
@@ -69,7 +71,8 @@ async function transferLoad(base: string, token: string, accounts: string[], sec
       },
     ],
   });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`transfers: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`transfers: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return result.requests.average;
 }
 
@@ -83,21 +86,48 @@ async function setUp(baseUrl: string, databaseUrl: string) {
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     return res.json();
   };
-  const admin = await call('POST', '/user/register/', { email: 'ledger-admin@example.com', password: 'bench password 1', name: 'Bench' });
+  const admin = await call('POST', '/user/register/', {
+    email: 'ledger-admin@example.com',
+    password: 'bench password 1',
+    name: 'Bench',
+  });
   const sql = new Client({ connectionString: databaseUrl });
   await sql.connect();
   await sql.query('UPDATE users SET is_superuser = true WHERE id = $1', [admin.id]);
   await sql.end();
-  const adminToken = (await call('POST', '/user/login/', { email: 'ledger-admin@example.com', password: 'bench password 1' })).access;
-  const seller = await call('POST', '/sellers/', { name: 'Ledger bench', document: '11222333000181', email: 'l@example.com' }, adminToken);
-  await call('POST', '/user/register/', { email: 'ledger-operator@example.com', password: 'bench password 2', name: 'Operator' });
-  await call('POST', `/sellers/${seller.id}/accesses/`, { email: 'ledger-operator@example.com', permissions: ['virtualaccounts.view', 'virtualaccounts.operate'] }, adminToken);
-  const token = (await call('POST', '/user/login/', { email: 'ledger-operator@example.com', password: 'bench password 2' })).access;
+  const adminToken = (
+    await call('POST', '/user/login/', { email: 'ledger-admin@example.com', password: 'bench password 1' })
+  ).access;
+  const seller = await call(
+    'POST',
+    '/sellers/',
+    { name: 'Ledger bench', document: '11222333000181', email: 'l@example.com' },
+    adminToken,
+  );
+  await call('POST', '/user/register/', {
+    email: 'ledger-operator@example.com',
+    password: 'bench password 2',
+    name: 'Operator',
+  });
+  await call(
+    'POST',
+    `/sellers/${seller.id}/accesses/`,
+    { email: 'ledger-operator@example.com', permissions: ['virtualaccounts.view', 'virtualaccounts.operate'] },
+    adminToken,
+  );
+  const token = (
+    await call('POST', '/user/login/', { email: 'ledger-operator@example.com', password: 'bench password 2' })
+  ).access;
   const base = `${baseUrl}/uniconta/seller/${seller.id}/virtualaccounts`;
   const accounts: string[] = [];
   for (let i = 0; i < 100; i++) {
     const sub = await call('POST', `/sellers/${seller.id}/subaccounts/`, { name: `Bench ${i}` }, adminToken);
-    await call('POST', `/uniconta/seller/${seller.id}/virtualaccounts/${sub.id}/deposit/`, { amount: '100000.00' }, token);
+    await call(
+      'POST',
+      `/uniconta/seller/${seller.id}/virtualaccounts/${sub.id}/deposit/`,
+      { amount: '100000.00' },
+      token,
+    );
     accounts.push(sub.id);
   }
   return { token, base, accounts };

@@ -48,7 +48,10 @@ export async function benchDatabase(): Promise<{ url: string; stop(): Promise<vo
 }
 
 /** Starts a compiled entry point of this project as a child process and waits for its /health/ready. */
-export function startServer(script: string, env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
+export function startServer(
+  script: string,
+  env: Record<string, string>,
+): Promise<{ url: string; stop(): Promise<void> }> {
   return startProcess([join(PROJECT_ROOT, script)], env);
 }
 
@@ -56,7 +59,10 @@ export function startServer(script: string, env: Record<string, string>): Promis
  * Starts `node <args>` with the environment plus PORT/HOST on a free loopback port, and waits
  * until its /health/ready answers.
  */
-export async function startProcess(args: string[], env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startProcess(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await findFreePort();
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: PROJECT_ROOT,

@@ -16,7 +16,13 @@ import { BENCH_JWT_SECRET, benchDatabase, medianLatency, startServer } from './s
  */
 export async function transactionsBenchmark(): Promise<void> {
   const db = await benchDatabase();
-  const env = { DATABASE_URL: db.url, JWT_SECRET: BENCH_JWT_SECRET, LOG_LEVEL: 'warn', WORKERS_IN_API: 'false', NODE_ENV: 'production' };
+  const env = {
+    DATABASE_URL: db.url,
+    JWT_SECRET: BENCH_JWT_SECRET,
+    LOG_LEVEL: 'warn',
+    WORKERS_IN_API: 'false',
+    NODE_ENV: 'production',
+  };
   const api = await startServer('dist/src/main.js', env);
   const sql = new Client({ connectionString: db.url });
   await sql.connect();
@@ -26,7 +32,10 @@ export async function transactionsBenchmark(): Promise<void> {
     const listUrl = `${api.url}/unified/accounts/sellers/${sellerId}/transactions/?limit=20`;
 
     const pageLatency = async () => {
-      const { rows } = await sql.query('SELECT max(seq)::text AS max, min(seq)::text AS min FROM transactions WHERE seller_id = $1', [sellerId]);
+      const { rows } = await sql.query(
+        'SELECT max(seq)::text AS max, min(seq)::text AS min FROM transactions WHERE seller_id = $1',
+        [sellerId],
+      );
       const middle = ((BigInt(rows[0].max) + BigInt(rows[0].min)) / 2n).toString();
       return {
         first: await medianLatency(listUrl, headers),
@@ -44,12 +53,20 @@ export async function transactionsBenchmark(): Promise<void> {
 
     console.log('\n(a) List page p50 latency, one seller (ms)');
     console.log(`  ${'page'.padEnd(26)}${'10,000'.padStart(10)}${'1,000,000'.padStart(12)}${'ratio'.padStart(8)}`);
-    for (const [name, key] of [['first page', 'first'], ['page deep in the list', 'deep']] as const) {
-      console.log(`  ${name.padEnd(26)}${small[key].toFixed(2).padStart(10)}${large[key].toFixed(2).padStart(12)}${(large[key] / small[key]).toFixed(2).padStart(8)}`);
+    for (const [name, key] of [
+      ['first page', 'first'],
+      ['page deep in the list', 'deep'],
+    ] as const) {
+      console.log(
+        `  ${name.padEnd(26)}${small[key].toFixed(2).padStart(10)}${large[key].toFixed(2).padStart(12)}${(large[key] / small[key]).toFixed(2).padStart(8)}`,
+      );
     }
     console.log('  target: ratio <= 1.5');
 
-    const { rows } = await sql.query('SELECT id FROM transactions WHERE seller_id = $1 ORDER BY seq DESC OFFSET 500000 LIMIT 1', [sellerId]);
+    const { rows } = await sql.query(
+      'SELECT id FROM transactions WHERE seller_id = $1 ORDER BY seq DESC OFFSET 500000 LIMIT 1',
+      [sellerId],
+    );
     const detailPath = `/unified/accounts/sellers/${sellerId}/transactions/${rows[0].id}/`;
     const minimal = await startServer('dist/bench/minimal-detail-server.js', env);
     try {
@@ -61,7 +78,9 @@ export async function transactionsBenchmark(): Promise<void> {
       }
       const service = median(rates.service);
       const bare = median(rates.minimal);
-      console.log('\n(b) Authenticated detail GET, 32 connections (requests per second, median of 3 interleaved rounds)');
+      console.log(
+        '\n(b) Authenticated detail GET, 32 connections (requests per second, median of 3 interleaved rounds)',
+      );
       console.log(`  service (NestJS, guard, TypeORM)      ${Math.round(service).toString().padStart(8)}/s`);
       console.log(`  bare Fastify + pg, same queries       ${Math.round(bare).toString().padStart(8)}/s`);
       console.log(`  ratio service / bare: ${(service / bare).toFixed(2)}   (target >= 0.6)`);
@@ -77,7 +96,8 @@ export async function transactionsBenchmark(): Promise<void> {
 
 async function load(url: string, headers: Record<string, string>, seconds: number): Promise<number> {
   const result = await autocannon({ url, headers, connections: 32, duration: seconds });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return result.requests.average;
 }
 
@@ -93,18 +113,31 @@ async function setUp(baseUrl: string, sql: Client) {
     return res.json();
   };
   const sample = JSON.parse(readFileSync(SAMPLE_RATE_PLANS_FILE, 'utf8'))[0];
-  const { rows } = await sql.query(`INSERT INTO rate_plans (external_id, name, fees) VALUES ($1, $2, $3) RETURNING id`, [
-    sample.external_id,
-    sample.name,
-    JSON.stringify(sample.fees),
-  ]);
-  const admin = await post('/user/register/', { email: 'bench-admin@example.com', password: 'bench password 1', name: 'Bench' });
+  const { rows } = await sql.query(
+    `INSERT INTO rate_plans (external_id, name, fees) VALUES ($1, $2, $3) RETURNING id`,
+    [sample.external_id, sample.name, JSON.stringify(sample.fees)],
+  );
+  const admin = await post('/user/register/', {
+    email: 'bench-admin@example.com',
+    password: 'bench password 1',
+    name: 'Bench',
+  });
   await sql.query('UPDATE users SET is_superuser = true WHERE id = $1', [admin.id]);
-  const adminToken = (await post('/user/login/', { email: 'bench-admin@example.com', password: 'bench password 1' })).access;
-  const seller = await post('/sellers/', { name: 'Bench seller', document: '11222333000181', email: 'bench@example.com' }, adminToken);
+  const adminToken = (await post('/user/login/', { email: 'bench-admin@example.com', password: 'bench password 1' }))
+    .access;
+  const seller = await post(
+    '/sellers/',
+    { name: 'Bench seller', document: '11222333000181', email: 'bench@example.com' },
+    adminToken,
+  );
   await post('/user/register/', { email: 'bench-reader@example.com', password: 'bench password 2', name: 'Reader' });
-  await post(`/sellers/${seller.id}/accesses/`, { email: 'bench-reader@example.com', permissions: ['transactions.view'] }, adminToken);
-  const token = (await post('/user/login/', { email: 'bench-reader@example.com', password: 'bench password 2' })).access;
+  await post(
+    `/sellers/${seller.id}/accesses/`,
+    { email: 'bench-reader@example.com', permissions: ['transactions.view'] },
+    adminToken,
+  );
+  const token = (await post('/user/login/', { email: 'bench-reader@example.com', password: 'bench password 2' }))
+    .access;
   return { token, sellerId: seller.id as string, ratePlanId: rows[0].id as string };
 }
 

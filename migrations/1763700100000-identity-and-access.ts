@@ -113,7 +113,17 @@ export class IdentityAndAccess1763700100000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const table of ['api_keys', 'accesses', 'subaccounts', 'sellers', 'rate_limits', 'mail_outbox', 'password_recoveries', 'refresh_tokens', 'users']) {
+    for (const table of [
+      'api_keys',
+      'accesses',
+      'subaccounts',
+      'sellers',
+      'rate_limits',
+      'mail_outbox',
+      'password_recoveries',
+      'refresh_tokens',
+      'users',
+    ]) {
       await q.query(`DROP TABLE ${table}`);
     }
   }

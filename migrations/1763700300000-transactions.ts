@@ -48,7 +48,9 @@ export class Transactions1763700300000 implements MigrationInterface {
     for (const column of ['status', 'payment_type', 'card_brand', 'entry_mode', 'source']) {
       await q.query(`CREATE INDEX transactions_seller_${column}_seq ON transactions (seller_id, ${column}, seq)`);
     }
-    await q.query(`CREATE INDEX transactions_seller_reference ON transactions (seller_id, reference) WHERE reference IS NOT NULL`);
+    await q.query(
+      `CREATE INDEX transactions_seller_reference ON transactions (seller_id, reference) WHERE reference IS NOT NULL`,
+    );
 
     await q.query(`
       CREATE TABLE transaction_split_rules (

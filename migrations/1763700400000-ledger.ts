@@ -84,11 +84,17 @@ export class Ledger1763700400000 implements MigrationInterface {
         RAISE EXCEPTION 'the ledger is append-only: % on % is refused', TG_OP, TG_TABLE_NAME USING ERRCODE = 'restrict_violation';
       END $$`);
     for (const table of ['journal_entries', 'ledger_lines']) {
-      await q.query(`CREATE TRIGGER ${table}_append_only BEFORE UPDATE OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION ledger_append_only()`);
+      await q.query(
+        `CREATE TRIGGER ${table}_append_only BEFORE UPDATE OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION ledger_append_only()`,
+      );
     }
-    await q.query(`CREATE TRIGGER ledger_accounts_undeletable BEFORE DELETE ON ledger_accounts FOR EACH ROW EXECUTE FUNCTION ledger_append_only()`);
+    await q.query(
+      `CREATE TRIGGER ledger_accounts_undeletable BEFORE DELETE ON ledger_accounts FOR EACH ROW EXECUTE FUNCTION ledger_append_only()`,
+    );
     for (const table of ['journal_entries', 'ledger_lines', 'ledger_accounts']) {
-      await q.query(`CREATE TRIGGER ${table}_no_truncate BEFORE TRUNCATE ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION ledger_append_only()`);
+      await q.query(
+        `CREATE TRIGGER ${table}_no_truncate BEFORE TRUNCATE ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION ledger_append_only()`,
+      );
     }
     // Of an account, only the cached balance and its line counter ever change, the counter one at a time.
     await q.query(`
@@ -101,7 +107,9 @@ export class Ledger1763700400000 implements MigrationInterface {
         END IF;
         RETURN NEW;
       END $$`);
-    await q.query(`CREATE TRIGGER ledger_accounts_frozen BEFORE UPDATE ON ledger_accounts FOR EACH ROW EXECUTE FUNCTION ledger_accounts_frozen()`);
+    await q.query(
+      `CREATE TRIGGER ledger_accounts_frozen BEFORE UPDATE ON ledger_accounts FOR EACH ROW EXECUTE FUNCTION ledger_accounts_frozen()`,
+    );
 
     // The SQL twin of formatMoney() (src/common/money/money.ts), for event payloads written by ledger_post.
     await q.query(`

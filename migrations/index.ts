@@ -5,4 +5,10 @@ import { Transactions1763700300000 } from './1763700300000-transactions';
 import { Ledger1763700400000 } from './1763700400000-ledger';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
-export const migrations = [Foundation1763700000000, IdentityAndAccess1763700100000, Plans1763700200000, Transactions1763700300000, Ledger1763700400000];
+export const migrations = [
+  Foundation1763700000000,
+  IdentityAndAccess1763700100000,
+  Plans1763700200000,
+  Transactions1763700300000,
+  Ledger1763700400000,
+];

@@ -39,9 +39,12 @@ program
   .option('--name <name>', 'display name')
   .action(async (options: { email: string; password: string; name?: string }) => {
     if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(options.email)) throw new Error('--email must be an e-mail address');
-    if (options.password.length < 8 || options.password.length > 128) throw new Error('--password must be 8 to 128 characters');
+    if (options.password.length < 8 || options.password.length > 128)
+      throw new Error('--password must be 8 to 128 characters');
     await withApplication(async (app) => {
-      const { user, created } = await app.get(UsersService).createOrPromoteSuperuser(options.email, options.password, options.name);
+      const { user, created } = await app
+        .get(UsersService)
+        .createOrPromoteSuperuser(options.email, options.password, options.name);
       console.log(`${created ? 'Created' : 'Promoted'} superuser ${user.email} (${user.id})`);
     });
   });
@@ -75,7 +78,9 @@ program
 
 program
   .command('seed:demo')
-  .description('load demo data (superuser, seller, plans, sub-accounts, transactions) and print curl lines; safe to run twice')
+  .description(
+    'load demo data (superuser, seller, plans, sub-accounts, transactions) and print curl lines; safe to run twice',
+  )
   .option('--base-url <url>', 'the API address used in the printed curl lines', 'http://localhost:3000')
   .action(async (options: { baseUrl: string }) => {
     await withApplication(async (app) => {
@@ -84,7 +89,11 @@ program
         `Demo data ready (${summary.transactionsCreated} transactions and ${summary.postingsCreated} ledger postings created this run).`,
       );
       console.log(`  superuser: ${summary.admin.email} / ${summary.admin.password}`);
-      console.log(`  seller:    ${summary.sellerId}  (sub-accounts: ${Object.entries(summary.subaccounts).map(([k, v]) => `${k} ${v}`).join(', ')})`);
+      console.log(
+        `  seller:    ${summary.sellerId}  (sub-accounts: ${Object.entries(summary.subaccounts)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')})`,
+      );
       console.log(`  plans:     rate ${summary.ratePlanId}, split ${summary.splitPlanId}`);
       console.log('\nTry it (with `npm start` running):\n');
       for (const line of demoCurlLines(summary, options.baseUrl.replace(/\/$/, ''))) console.log(line);

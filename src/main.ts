@@ -35,6 +35,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : `Start-up failed: ${(error as Error)?.message ?? error}`);
+  console.error(
+    error instanceof ConfigError ? error.message : `Start-up failed: ${(error as Error)?.message ?? error}`,
+  );
   process.exit(1);
 });

@@ -23,6 +23,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : `Worker start-up failed: ${(error as Error)?.message ?? error}`);
+  console.error(
+    error instanceof ConfigError ? error.message : `Worker start-up failed: ${(error as Error)?.message ?? error}`,
+  );
   process.exit(1);
 });

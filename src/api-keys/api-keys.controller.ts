@@ -39,7 +39,10 @@ export class ApiKeysController {
   @ApiOperation({ summary: 'One API key (never the secret)' })
   @ApiOkResponse({ type: ApiKeyResponseDto })
   @ApiErrorResponses(400, 404)
-  get(@Param('seller_id') sellerId: string, @UuidParam('id', 'API key not found.', 'api_key_not_found') id: string): Promise<ApiKeyResponseDto> {
+  get(
+    @Param('seller_id') sellerId: string,
+    @UuidParam('id', 'API key not found.', 'api_key_not_found') id: string,
+  ): Promise<ApiKeyResponseDto> {
     return this.keys.get(sellerId, id);
   }
 
@@ -62,7 +65,10 @@ export class ApiKeysController {
   @ApiOperation({ summary: 'Delete an API key; it stops working at once' })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrorResponses(400, 404)
-  async remove(@Param('seller_id') sellerId: string, @UuidParam('id', 'API key not found.', 'api_key_not_found') id: string): Promise<void> {
+  async remove(
+    @Param('seller_id') sellerId: string,
+    @UuidParam('id', 'API key not found.', 'api_key_not_found') id: string,
+  ): Promise<void> {
     await this.keys.remove(sellerId, id);
   }
 }

@@ -15,7 +15,9 @@ export interface KeyIdentity {
 export class ApiKeysRepository {
   constructor(@InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>) {}
 
-  create(input: Pick<ApiKey, 'sellerId' | 'keyHash' | 'keySuffix' | 'label' | 'description' | 'active'>): Promise<ApiKey> {
+  create(
+    input: Pick<ApiKey, 'sellerId' | 'keyHash' | 'keySuffix' | 'label' | 'description' | 'active'>,
+  ): Promise<ApiKey> {
     return this.keys.save(this.keys.create(input));
   }
 
@@ -30,12 +32,19 @@ export class ApiKeysRepository {
     return applyKeyset(query, 'k.seq', page).getMany();
   }
 
-  async update(sellerId: string, id: string, changes: Partial<Pick<ApiKey, 'label' | 'description' | 'active'>>): Promise<void> {
+  async update(
+    sellerId: string,
+    id: string,
+    changes: Partial<Pick<ApiKey, 'label' | 'description' | 'active'>>,
+  ): Promise<void> {
     await this.keys.update({ sellerId, id, deletedAt: IsNull() }, changes);
   }
 
   async softDelete(sellerId: string, id: string): Promise<boolean> {
-    const result = await this.keys.update({ sellerId, id, deletedAt: IsNull() }, { deletedAt: new Date(), active: false });
+    const result = await this.keys.update(
+      { sellerId, id, deletedAt: IsNull() },
+      { deletedAt: new Date(), active: false },
+    );
     return (result.affected ?? 0) > 0;
   }
 

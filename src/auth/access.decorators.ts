@@ -25,7 +25,10 @@ export interface AccessRule {
  * operation says so with an empty security requirement.
  */
 export function Public(): MethodDecorator & ClassDecorator {
-  return applyDecorators(SetMetadata(ACCESS_RULE, { public: true } satisfies AccessRule), ApiExtension(PUBLIC_EXTENSION, true));
+  return applyDecorators(
+    SetMetadata(ACCESS_RULE, { public: true } satisfies AccessRule),
+    ApiExtension(PUBLIC_EXTENSION, true),
+  );
 }
 
 /**
@@ -35,7 +38,8 @@ export function Public(): MethodDecorator & ClassDecorator {
  */
 export function Authenticated(rule: Omit<AccessRule, 'public'> = {}): MethodDecorator & ClassDecorator {
   const credentials = rule.credentials ?? 'jwt';
-  const schemes = credentials === 'jwt' ? [JWT_SCHEME] : credentials === 'api_key' ? [API_KEY_SCHEME] : [JWT_SCHEME, API_KEY_SCHEME];
+  const schemes =
+    credentials === 'jwt' ? [JWT_SCHEME] : credentials === 'api_key' ? [API_KEY_SCHEME] : [JWT_SCHEME, API_KEY_SCHEME];
   return applyDecorators(
     SetMetadata(ACCESS_RULE, { ...rule, credentials }),
     ...schemes.map((scheme) => ApiSecurity(scheme)),
@@ -45,5 +49,6 @@ export function Authenticated(rule: Omit<AccessRule, 'public'> = {}): MethodDeco
 
 /** The calling principal (set by the guard). */
 export const CurrentPrincipal = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): Principal => context.switchToHttp().getRequest<AuthenticatedRequest>().user,
+  (_data: unknown, context: ExecutionContext): Principal =>
+    context.switchToHttp().getRequest<AuthenticatedRequest>().user,
 );

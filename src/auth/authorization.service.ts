@@ -41,7 +41,10 @@ export class AuthorizationService {
       : await this.sellers.sellerAccess(sellerId, principal.id);
     if (!access.sellerExists || access.permissions === null) throw unknownSeller();
     if (check.permission && !access.permissions.includes(check.permission)) {
-      throw new ForbiddenError('permission_denied', `This action needs the "${check.permission}" permission on the seller.`);
+      throw new ForbiddenError(
+        'permission_denied',
+        `This action needs the "${check.permission}" permission on the seller.`,
+      );
     }
   }
 

@@ -75,7 +75,9 @@ export class PasswordRecoveryService {
       }
       await manager.query('DELETE FROM password_recoveries WHERE user_id = $1', [user.id]);
       await this.users.resetPassword(manager, user.id, passwordHash);
-      await manager.query('UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [user.id]);
+      await manager.query('UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [
+        user.id,
+      ]);
       return 'done' as const;
     });
     if (outcome === 'invalid') {

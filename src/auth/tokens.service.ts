@@ -67,7 +67,9 @@ export class TokensService {
 
   async revoke(refreshToken: string): Promise<void> {
     const claims = await this.verifyRefresh(refreshToken);
-    await this.dataSource.query('UPDATE refresh_tokens SET revoked_at = now() WHERE jti = $1 AND revoked_at IS NULL', [claims.jti]);
+    await this.dataSource.query('UPDATE refresh_tokens SET revoked_at = now() WHERE jti = $1 AND revoked_at IS NULL', [
+      claims.jti,
+    ]);
   }
 
   /** Verifies signature, expiry, issuer, audience and type; throws 401 otherwise. */
@@ -80,11 +82,15 @@ export class TokensService {
         audience: JWT_AUDIENCE,
       });
     } catch (error) {
-      if ((error as Error).name === 'TokenExpiredError') throw new UnauthorizedError('token_expired', 'The token has expired.');
+      if ((error as Error).name === 'TokenExpiredError')
+        throw new UnauthorizedError('token_expired', 'The token has expired.');
       throw new UnauthorizedError('invalid_token', 'The token is not valid.');
     }
     if (claims.typ !== type) {
-      throw new UnauthorizedError('invalid_token', `An ${claims.typ === 'access' ? 'access' : 'refresh'} token cannot be used here.`);
+      throw new UnauthorizedError(
+        'invalid_token',
+        `An ${claims.typ === 'access' ? 'access' : 'refresh'} token cannot be used here.`,
+      );
     }
     return claims;
   }

@@ -1,5 +1,12 @@
 import { Body, Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiAcceptedResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { RateLimit } from '../common/rate-limit/rate-limit';
 import { ApiErrorResponses } from '../openapi/api-error-responses.decorator';
@@ -83,7 +90,9 @@ export class UsersController {
   @HttpCode(202)
   @Public()
   @RateLimit('password_recovery')
-  @ApiOperation({ summary: 'Ask for a password recovery code by e-mail (answers 202 whether or not the e-mail exists)' })
+  @ApiOperation({
+    summary: 'Ask for a password recovery code by e-mail (answers 202 whether or not the e-mail exists)',
+  })
   @ApiAcceptedResponse({ type: MessageResponseDto })
   @ApiErrorResponses(400)
   async requestRecovery(@Body() body: PasswordRecoveryRequestDto): Promise<MessageResponseDto> {

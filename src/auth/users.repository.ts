@@ -34,17 +34,24 @@ export class UsersRepository {
         'SELECT id, is_superuser, token_version FROM users WHERE id = $1',
         [id],
       );
-      return rows[0] ? { id: rows[0].id, isSuperuser: rows[0].is_superuser, tokenVersion: rows[0].token_version } : null;
+      return rows[0]
+        ? { id: rows[0].id, isSuperuser: rows[0].is_superuser, tokenVersion: rows[0].token_version }
+        : null;
     }
-    const rows: Array<{ id: string; is_superuser: boolean; token_version: number; seller_exists: boolean; permissions: Permission[] | null }> =
-      await this.users.query(
-        `SELECT u.id, u.is_superuser, u.token_version, s.id IS NOT NULL AS seller_exists, a.permissions
+    const rows: Array<{
+      id: string;
+      is_superuser: boolean;
+      token_version: number;
+      seller_exists: boolean;
+      permissions: Permission[] | null;
+    }> = await this.users.query(
+      `SELECT u.id, u.is_superuser, u.token_version, s.id IS NOT NULL AS seller_exists, a.permissions
          FROM users u
          LEFT JOIN sellers s ON s.id = $2
          LEFT JOIN accesses a ON a.user_id = u.id AND a.seller_id = s.id
          WHERE u.id = $1`,
-        [id, sellerId],
-      );
+      [id, sellerId],
+    );
     const row = rows[0];
     if (!row) return null;
     return {
@@ -55,12 +62,21 @@ export class UsersRepository {
     };
   }
 
-  create(input: { email: string; name: string; passwordHash: string; isSuperuser?: boolean }, manager?: EntityManager): Promise<User> {
+  create(
+    input: { email: string; name: string; passwordHash: string; isSuperuser?: boolean },
+    manager?: EntityManager,
+  ): Promise<User> {
     const repo = manager?.getRepository(User) ?? this.users;
-    return repo.save(repo.create({ ...input, email: normaliseEmail(input.email), isSuperuser: input.isSuperuser ?? false }));
+    return repo.save(
+      repo.create({ ...input, email: normaliseEmail(input.email), isSuperuser: input.isSuperuser ?? false }),
+    );
   }
 
-  async update(id: string, changes: Partial<Pick<User, 'name' | 'passwordHash' | 'isSuperuser'>>, manager?: EntityManager): Promise<void> {
+  async update(
+    id: string,
+    changes: Partial<Pick<User, 'name' | 'passwordHash' | 'isSuperuser'>>,
+    manager?: EntityManager,
+  ): Promise<void> {
     await (manager?.getRepository(User) ?? this.users).update({ id }, changes);
   }
 

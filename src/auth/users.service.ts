@@ -29,7 +29,11 @@ export class UsersService {
     if (await this.users.findByEmail(input.email)) throw emailTaken();
     try {
       return toUserResponse(
-        await this.users.create({ email: input.email, name: input.name.trim(), passwordHash: await hashPassword(input.password) }),
+        await this.users.create({
+          email: input.email,
+          name: input.name.trim(),
+          passwordHash: await hashPassword(input.password),
+        }),
       );
     } catch (error) {
       if ((error as { driverError?: { code?: string } }).driverError?.code === '23505') throw emailTaken();
@@ -57,7 +61,11 @@ export class UsersService {
   }
 
   /** CLI: creates a superuser, or promotes the existing user of that e-mail (and sets the password). */
-  async createOrPromoteSuperuser(email: string, password: string, name?: string): Promise<{ user: User; created: boolean }> {
+  async createOrPromoteSuperuser(
+    email: string,
+    password: string,
+    name?: string,
+  ): Promise<{ user: User; created: boolean }> {
     const passwordHash = await hashPassword(password);
     const existing = await this.users.findByEmail(email);
     if (existing) {
@@ -65,11 +73,18 @@ export class UsersService {
       await this.dataSource.transaction(async (manager) => {
         await this.users.resetPassword(manager, existing.id, passwordHash);
         await this.users.update(existing.id, { isSuperuser: true, ...(name ? { name } : {}) }, manager);
-        await manager.query('UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [existing.id]);
+        await manager.query('UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [
+          existing.id,
+        ]);
       });
       return { user: (await this.users.findById(existing.id))!, created: false };
     }
-    const user = await this.users.create({ email, name: name ?? normaliseEmail(email).split('@')[0], passwordHash, isSuperuser: true });
+    const user = await this.users.create({
+      email,
+      name: name ?? normaliseEmail(email).split('@')[0],
+      passwordHash,
+      isSuperuser: true,
+    });
     return { user, created: true };
   }
 }

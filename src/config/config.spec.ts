@@ -24,7 +24,9 @@ describe('configuration', () => {
   });
 
   it('requires JWT_SECRET in production, without echoing secrets', () => {
-    expect(() => readEnvironment({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET is required when NODE_ENV=production/);
+    expect(() => readEnvironment({ NODE_ENV: 'production' })).toThrow(
+      /JWT_SECRET is required when NODE_ENV=production/,
+    );
     expect(() => readEnvironment({ JWT_SECRET: 'short-secret' })).toThrow(/JWT_SECRET must be at least 32/);
     expect(() => readEnvironment({ JWT_SECRET: 'short-secret' })).not.toThrow(/short-secret/);
   });

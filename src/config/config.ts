@@ -121,7 +121,8 @@ export function readEnvironment(source: NodeJS.ProcessEnv = process.env): Enviro
     throw new ConfigError(
       parsed.error.issues.map((issue) => {
         const name = String(issue.path[0] ?? 'environment');
-        const got = input[name] !== undefined && name !== 'JWT_SECRET' ? ` (got "${withoutCredentials(input[name])}")` : '';
+        const got =
+          input[name] !== undefined && name !== 'JWT_SECRET' ? ` (got "${withoutCredentials(input[name])}")` : '';
         return `${name} ${issue.message}${got}`;
       }),
     );
@@ -134,10 +135,7 @@ function withoutCredentials(value: string): string {
   return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1***@');
 }
 
-export function toAppConfig(
-  env: Environment,
-  resolved: { databaseUrl: string; jwtSecret: string },
-): AppConfig {
+export function toAppConfig(env: Environment, resolved: { databaseUrl: string; jwtSecret: string }): AppConfig {
   return {
     env: env.NODE_ENV,
     host: env.HOST,

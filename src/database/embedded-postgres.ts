@@ -63,7 +63,13 @@ export async function startEmbeddedPostgres(
     );
   }
 
-  const admin = new Client({ host: '127.0.0.1', port, user: 'postgres', password: state.password, database: 'postgres' });
+  const admin = new Client({
+    host: '127.0.0.1',
+    port,
+    user: 'postgres',
+    password: state.password,
+    database: 'postgres',
+  });
   await admin.connect();
   try {
     const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE_NAME]);

@@ -7,7 +7,9 @@ export async function retryOnConflict<T>(work: () => Promise<T>, attempts = 4): 
     try {
       return await work();
     } catch (error) {
-      const code = (error as { driverError?: { code?: string }; code?: string }).driverError?.code ?? (error as { code?: string }).code;
+      const code =
+        (error as { driverError?: { code?: string }; code?: string }).driverError?.code ??
+        (error as { code?: string }).code;
       if (attempt >= attempts || (code !== '40P01' && code !== '40001')) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
     }

@@ -35,7 +35,9 @@ export interface DemoSummary {
  */
 export async function seedDemo(app: INestApplicationContext): Promise<DemoSummary> {
   if (app.get<AppConfig>(APP_CONFIG).env === 'production') {
-    throw new Error('seed:demo makes a superuser with a published password: it refuses to run with NODE_ENV=production.');
+    throw new Error(
+      'seed:demo makes a superuser with a published password: it refuses to run with NODE_ENV=production.',
+    );
   }
   await app.get(UsersService).createOrPromoteSuperuser(DEMO_ADMIN.email, DEMO_ADMIN.password, DEMO_ADMIN.name);
   const sample = JSON.parse(readFileSync(SAMPLE_RATE_PLANS_FILE, 'utf8'));
@@ -65,7 +67,8 @@ export async function seedDemo(app: INestApplicationContext): Promise<DemoSummar
   const subaccounts: Record<string, string> = {};
   for (const label of ['Master', 'Agente']) {
     const name = `Demo ${label}`;
-    subaccounts[label] = existing.find((s) => s.name === name)?.id ?? (await sellers.createSubaccount(seller.id, name)).id;
+    subaccounts[label] =
+      existing.find((s) => s.name === name)?.id ?? (await sellers.createSubaccount(seller.id, name)).id;
   }
   await sellers.update(seller.id, {
     rate_plan: ratePlan.id,
@@ -78,13 +81,40 @@ export async function seedDemo(app: INestApplicationContext): Promise<DemoSummar
   let transactionsCreated = 0;
   {
     const charges = [
-      { amount: '150.00', payment_type: 'credit' as const, card: { ...CARD, number: '4111111111111111' }, description: 'Camiseta' },
-      { amount: '389.90', payment_type: 'credit' as const, installments: 3, card: { ...CARD, number: '5555555555554444' }, description: 'Tênis' },
-      { amount: '59.90', payment_type: 'credit' as const, card: { ...CARD, number: '4000000000000002' }, description: 'Recusada' },
-      { amount: '42.00', payment_type: 'debit' as const, entry_mode: 'card_present' as const, card: { ...CARD, number: '5555555555554444' }, description: 'Balcão' },
+      {
+        amount: '150.00',
+        payment_type: 'credit' as const,
+        card: { ...CARD, number: '4111111111111111' },
+        description: 'Camiseta',
+      },
+      {
+        amount: '389.90',
+        payment_type: 'credit' as const,
+        installments: 3,
+        card: { ...CARD, number: '5555555555554444' },
+        description: 'Tênis',
+      },
+      {
+        amount: '59.90',
+        payment_type: 'credit' as const,
+        card: { ...CARD, number: '4000000000000002' },
+        description: 'Recusada',
+      },
+      {
+        amount: '42.00',
+        payment_type: 'debit' as const,
+        entry_mode: 'card_present' as const,
+        card: { ...CARD, number: '5555555555554444' },
+        description: 'Balcão',
+      },
       { amount: '75.50', payment_type: 'pix' as const, description: 'Pix pago' },
       { amount: '19.90', payment_type: 'pix' as const, description: 'Pix aguardando' },
-      { amount: '210.00', payment_type: 'boleto' as const, customer: { name: 'Cliente Demo', document: '52998224725' }, description: 'Boleto' },
+      {
+        amount: '210.00',
+        payment_type: 'boleto' as const,
+        customer: { name: 'Cliente Demo', document: '52998224725' },
+        description: 'Boleto',
+      },
     ];
     for (const [index, charge] of charges.entries()) {
       // Each charge has its reference, so a run that stopped half-way is completed, not repeated.
@@ -101,8 +131,16 @@ export async function seedDemo(app: INestApplicationContext): Promise<DemoSummar
   const agentStatement = await ledger.postings(seller.id, subaccounts.Agente, {}, toPageRequest({ limit: 1 }));
   let postingsCreated = 0;
   if (agentStatement.results.length === 0) {
-    await ledger.deposit(seller.id, subaccounts.Master, { amount: '1500.00', description: 'Initial deposit', external_reference: 'seed-demo-1' });
-    await ledger.deposit(seller.id, subaccounts.Agente, { amount: '300.00', description: 'Initial deposit', external_reference: 'seed-demo-2' });
+    await ledger.deposit(seller.id, subaccounts.Master, {
+      amount: '1500.00',
+      description: 'Initial deposit',
+      external_reference: 'seed-demo-1',
+    });
+    await ledger.deposit(seller.id, subaccounts.Agente, {
+      amount: '300.00',
+      description: 'Initial deposit',
+      external_reference: 'seed-demo-2',
+    });
     await ledger.transfer(seller.id, subaccounts.Master, {
       amount: '250.00',
       description: 'Commission to the agent',

@@ -56,7 +56,9 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
     });
     // While stopping, connection errors are expected (Ctrl-C also stops an embedded database).
     boss.on('error', (error) =>
-      this.stopping ? this.logger.debug({ err: error }, 'Job queue error while stopping') : this.logger.warn({ err: error }, 'Job queue error'),
+      this.stopping
+        ? this.logger.debug({ err: error }, 'Job queue error while stopping')
+        : this.logger.warn({ err: error }, 'Job queue error'),
     );
     await boss.start();
     this.boss = boss;
@@ -81,9 +83,16 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
    * Queues a job. With `manager`, the job is written in that database transaction: it
    * exists if and only if the transaction commits.
    */
-  async send<T extends object>(name: string, data: T, options: SendOptions = {}, manager?: EntityManager): Promise<string | null> {
+  async send<T extends object>(
+    name: string,
+    data: T,
+    options: SendOptions = {},
+    manager?: EntityManager,
+  ): Promise<string | null> {
     if (!this.boss) throw new Error('The job queue is not started');
-    const db = manager ? { executeSql: async (text: string, values?: unknown[]) => ({ rows: await manager.query(text, values) }) } : undefined;
+    const db = manager
+      ? { executeSql: async (text: string, values?: unknown[]) => ({ rows: await manager.query(text, values) }) }
+      : undefined;
     return this.boss.send(name, data, db ? { ...options, db } : options);
   }
 

@@ -57,17 +57,30 @@ export class MailService implements OnModuleInit {
     if (rows.length === 0) return; // already delivered
     const mail = rows[0];
     if (!this.transport) {
-      this.logger.log({ mail: { to: mail.recipient, subject: mail.subject, body: mail.body } }, 'E-mail (no SMTP_URL: logged, not sent)');
+      this.logger.log(
+        { mail: { to: mail.recipient, subject: mail.subject, body: mail.body } },
+        'E-mail (no SMTP_URL: logged, not sent)',
+      );
       await this.dataSource.query(`UPDATE mail_outbox SET status = 'logged', sent_at = now() WHERE id = $1`, [id]);
       return;
     }
     try {
-      await this.transport.sendMail({ from: this.config.mailFrom, to: mail.recipient, subject: mail.subject, text: mail.body });
+      await this.transport.sendMail({
+        from: this.config.mailFrom,
+        to: mail.recipient,
+        subject: mail.subject,
+        text: mail.body,
+      });
     } catch (error) {
-      await this.dataSource.query(`UPDATE mail_outbox SET last_error = $2 WHERE id = $1`, [id, String((error as Error).message)]);
+      await this.dataSource.query(`UPDATE mail_outbox SET last_error = $2 WHERE id = $1`, [
+        id,
+        String((error as Error).message),
+      ]);
       throw error;
     }
     // Sent: the body (which may hold a one-time code) is not kept.
-    await this.dataSource.query(`UPDATE mail_outbox SET status = 'sent', sent_at = now(), body = NULL WHERE id = $1`, [id]);
+    await this.dataSource.query(`UPDATE mail_outbox SET status = 'sent', sent_at = now(), body = NULL WHERE id = $1`, [
+      id,
+    ]);
   }
 }

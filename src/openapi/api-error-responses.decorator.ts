@@ -18,6 +18,8 @@ const DESCRIPTIONS: Record<number, string> = {
 /** Documents the error answers of an operation, all with the standard error body. */
 export function ApiErrorResponses(...statuses: number[]): MethodDecorator & ClassDecorator {
   return applyDecorators(
-    ...statuses.map((status) => ApiResponse({ status, description: DESCRIPTIONS[status] ?? 'Error.', type: ErrorBodyDto })),
+    ...statuses.map((status) =>
+      ApiResponse({ status, description: DESCRIPTIONS[status] ?? 'Error.', type: ErrorBodyDto }),
+    ),
   );
 }

@@ -11,7 +11,10 @@ export class ErrorBodyDto {
   @ApiProperty({ example: 'validation_failed', description: 'Stable snake_case machine code.' })
   code: string;
 
-  @ApiProperty({ example: 'Invalid request: amount must be a decimal string.', description: 'One human-readable sentence.' })
+  @ApiProperty({
+    example: 'Invalid request: amount must be a decimal string.',
+    description: 'One human-readable sentence.',
+  })
   message: string;
 
   @ApiProperty({ example: '5f0c6f0e-7f7e-4c43-9a65-2f1d5f1f9b1e', description: 'Also in the X-Request-Id header.' })

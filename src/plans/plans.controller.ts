@@ -39,7 +39,9 @@ export class PlansController {
   @ApiOperation({ summary: 'One rate plan with its fee table' })
   @ApiOkResponse({ type: RatePlanResponseDto })
   @ApiErrorResponses(404, 405)
-  getRatePlan(@UuidParam('id', 'Rate plan not found.', 'rate_plan_not_found') id: string): Promise<RatePlanResponseDto> {
+  getRatePlan(
+    @UuidParam('id', 'Rate plan not found.', 'rate_plan_not_found') id: string,
+  ): Promise<RatePlanResponseDto> {
     return this.plans.getRatePlan(id);
   }
 
@@ -67,7 +69,9 @@ export class PlansController {
   @ApiOperation({ summary: 'One split plan' })
   @ApiOkResponse({ type: SplitPlanResponseDto })
   @ApiErrorResponses(404, 405)
-  getSplitPlan(@UuidParam('id', 'Split plan not found.', 'split_plan_not_found') id: string): Promise<SplitPlanResponseDto> {
+  getSplitPlan(
+    @UuidParam('id', 'Split plan not found.', 'split_plan_not_found') id: string,
+  ): Promise<SplitPlanResponseDto> {
     return this.plans.getSplitPlan(id);
   }
 
@@ -77,7 +81,10 @@ export class PlansController {
   @ApiOperation({ summary: 'Resolve fee and split shares for a payment under this plan (nothing is stored)' })
   @ApiOkResponse({ type: ResolutionResponseDto })
   @ApiErrorResponses(400, 404)
-  simulate(@UuidParam('id', 'Split plan not found.', 'split_plan_not_found') id: string, @Body() body: SimulateSplitDto): Promise<ResolutionResponseDto> {
+  simulate(
+    @UuidParam('id', 'Split plan not found.', 'split_plan_not_found') id: string,
+    @Body() body: SimulateSplitDto,
+  ): Promise<ResolutionResponseDto> {
     return this.plans.simulate(id, body);
   }
 }

@@ -49,7 +49,9 @@ export class PlansRepository {
     return rows[0].created ? 'created' : 'updated';
   }
 
-  createSplitPlan(input: Pick<SplitPlan, 'name' | 'ratePlanId' | 'splitDetails' | 'splitDetailsOnline'>): Promise<SplitPlan> {
+  createSplitPlan(
+    input: Pick<SplitPlan, 'name' | 'ratePlanId' | 'splitDetails' | 'splitDetailsOnline'>,
+  ): Promise<SplitPlan> {
     return this.splitPlans.save(this.splitPlans.create({ ...input, automaticDeveloperFee: true }));
   }
 

@@ -5,7 +5,13 @@ import { checkMoney } from '../common/money/money';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { SplitService } from '../split/split.service';
 import { parseSplitDocument } from '../split/split-table';
-import { CreateSplitPlanDto, RatePlanResponseDto, ResolutionResponseDto, SimulateSplitDto, SplitPlanResponseDto } from './dto/plans.dto';
+import {
+  CreateSplitPlanDto,
+  RatePlanResponseDto,
+  ResolutionResponseDto,
+  SimulateSplitDto,
+  SplitPlanResponseDto,
+} from './dto/plans.dto';
 import type { RatePlan } from './entities/rate-plan.entity';
 import type { SplitPlan } from './entities/split-plan.entity';
 import { PlansRepository } from './plans.repository';

@@ -47,7 +47,8 @@ export class RatePlansSyncService {
         addError(problems, at, 'must be an object');
         return;
       }
-      for (const key of Object.keys(item)) if (!FIELDS.includes(key)) addError(problems, `${at}.${key}`, 'unknown field');
+      for (const key of Object.keys(item))
+        if (!FIELDS.includes(key)) addError(problems, `${at}.${key}`, 'unknown field');
       if (typeof item.external_id !== 'string' || item.external_id.trim() === '' || item.external_id.length > 200) {
         addError(problems, `${at}.external_id`, 'must be a non-empty string of at most 200 characters');
       } else if (seen.has(item.external_id)) {
@@ -58,8 +59,10 @@ export class RatePlansSyncService {
       if (typeof item.name !== 'string' || item.name.trim() === '' || item.name.length > 200) {
         addError(problems, `${at}.name`, 'must be a non-empty string of at most 200 characters');
       }
-      if (item.description !== undefined && typeof item.description !== 'string') addError(problems, `${at}.description`, 'must be a string');
-      if (item.active !== undefined && typeof item.active !== 'boolean') addError(problems, `${at}.active`, 'must be true or false');
+      if (item.description !== undefined && typeof item.description !== 'string')
+        addError(problems, `${at}.description`, 'must be a string');
+      if (item.active !== undefined && typeof item.active !== 'boolean')
+        addError(problems, `${at}.active`, 'must be true or false');
       readFeeTable(item.fees, `${at}.fees`, problems);
     });
     if (Object.keys(problems).length > 0) throw new SyncFileError(problems);

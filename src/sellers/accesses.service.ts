@@ -21,7 +21,9 @@ export class AccessesService {
     const user = input.user ? await this.users.findById(input.user) : await this.users.findByEmail(input.email!);
     if (!user) throw ValidationError.of(input.user ? 'user' : 'email', 'must name an existing user');
     try {
-      return AccessResponseDto.of(await this.sellers.createAccess({ sellerId, userId: user.id, permissions: input.permissions }));
+      return AccessResponseDto.of(
+        await this.sellers.createAccess({ sellerId, userId: user.id, permissions: input.permissions }),
+      );
     } catch (error) {
       if ((error as { driverError?: { code?: string } }).driverError?.code === '23505') {
         throw new ConflictError('access_exists', 'This user already has an access to the seller; update it instead.');

@@ -1,7 +1,9 @@
 import { isValidCnpj, isValidCpf, normaliseDocument } from './document';
 
 describe('CPF and CNPJ check digits', () => {
-  it.each(['52998224725', '11144477735', '39053344705'])('accepts the valid CPF %s', (cpf) => expect(isValidCpf(cpf)).toBe(true));
+  it.each(['52998224725', '11144477735', '39053344705'])('accepts the valid CPF %s', (cpf) =>
+    expect(isValidCpf(cpf)).toBe(true),
+  );
   it.each(['52998224724', '11111111111', '1114447773', '11144477736'])('refuses the CPF %s', (cpf) =>
     expect(isValidCpf(cpf)).toBe(false),
   );

@@ -112,7 +112,10 @@ export class SellersController {
   @Authenticated({ seller: 'id', permission: 'accesses.manage' })
   @ApiOperation({ summary: 'Revoke an access entry' })
   @ApiNoContentResponse({ description: 'Revoked.' })
-  async revokeAccess(@Param('id') id: string, @UuidParam('access_id', 'Access not found.', 'access_not_found') accessId: string): Promise<void> {
+  async revokeAccess(
+    @Param('id') id: string,
+    @UuidParam('access_id', 'Access not found.', 'access_not_found') accessId: string,
+  ): Promise<void> {
     await this.accesses.revoke(id, accessId);
   }
 }

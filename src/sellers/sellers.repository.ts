@@ -39,7 +39,9 @@ export class SellersRepository {
 
   async updateSeller(
     id: string,
-    changes: Partial<Pick<Seller, 'name' | 'email' | 'ratePlanId' | 'splitPlanId' | 'developerAccount' | 'splitParticipants'>>,
+    changes: Partial<
+      Pick<Seller, 'name' | 'email' | 'ratePlanId' | 'splitPlanId' | 'developerAccount' | 'splitParticipants'>
+    >,
   ): Promise<void> {
     await this.sellers.update({ id }, changes);
   }
@@ -85,7 +87,9 @@ export class SellersRepository {
        WHERE s.id = $1`,
       [sellerId, userId],
     );
-    return rows.length === 0 ? { sellerExists: false, permissions: null } : { sellerExists: true, permissions: rows[0].permissions };
+    return rows.length === 0
+      ? { sellerExists: false, permissions: null }
+      : { sellerExists: true, permissions: rows[0].permissions };
   }
 
   async sellerExists(sellerId: string): Promise<boolean> {

@@ -4,7 +4,13 @@ import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import type { Permission } from '../auth/permissions';
 import type { Principal } from '../auth/principal';
-import { BadRequestError, ConflictError, FieldErrors, NotFoundError, ValidationError } from '../common/errors/api-error';
+import {
+  BadRequestError,
+  ConflictError,
+  FieldErrors,
+  NotFoundError,
+  ValidationError,
+} from '../common/errors/api-error';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { PlansService } from '../plans/plans.service';
 import { VirtualAccountsService } from '../virtual-accounts/virtual-accounts.service';
@@ -30,7 +36,11 @@ export class SellersService {
     if (!document) throw ValidationError.of('document', 'must be a valid CPF (11 digits) or CNPJ (14 digits)');
     try {
       return SellerResponseDto.of(
-        await this.sellers.createSeller({ name: input.name.trim(), document: document.digits, email: input.email.toLowerCase() }),
+        await this.sellers.createSeller({
+          name: input.name.trim(),
+          document: document.digits,
+          email: input.email.toLowerCase(),
+        }),
       );
     } catch (error) {
       if ((error as { driverError?: { constraint?: string } }).driverError?.constraint === 'sellers_document') {
@@ -72,14 +82,19 @@ export class SellersService {
     const participants = changes.split_participants;
     if (participants !== undefined) {
       const entries = Object.entries(participants);
-      if (entries.length > MAX_PARTICIPANTS) problems.split_participants = [`must have at most ${MAX_PARTICIPANTS} labels`];
+      if (entries.length > MAX_PARTICIPANTS)
+        problems.split_participants = [`must have at most ${MAX_PARTICIPANTS} labels`];
       for (const [label, account] of entries) {
-        if (label.trim() === '' || label.length > 100) problems[`split_participants.${label}`] = ['label must be 1 to 100 characters'];
+        if (label.trim() === '' || label.length > 100)
+          problems[`split_participants.${label}`] = ['label must be 1 to 100 characters'];
         else if (!isUUID(account)) problems[`split_participants.${label}`] = ['must be the UUID of a unified account'];
       }
     }
     if (Object.keys(problems).length === 0) {
-      const wanted = [...(changes.developer_account ? [changes.developer_account] : []), ...Object.values(participants ?? {})];
+      const wanted = [
+        ...(changes.developer_account ? [changes.developer_account] : []),
+        ...Object.values(participants ?? {}),
+      ];
       const unknown = new Set(await this.sellers.unknownAccounts(wanted));
       if (changes.developer_account && unknown.has(changes.developer_account)) {
         problems.developer_account = ['must be an existing unified account'];
@@ -105,7 +120,10 @@ export class SellersService {
    * The seller's plans after the change: both must exist, and the split plan must distribute
    * the seller's rate plan (spec 2.3: a split plan is applied on top of its rate plan).
    */
-  private async checkPlans(id: string, changes: UpdateSellerDto): Promise<{ ratePlanId?: string | null; splitPlanId?: string | null }> {
+  private async checkPlans(
+    id: string,
+    changes: UpdateSellerDto,
+  ): Promise<{ ratePlanId?: string | null; splitPlanId?: string | null }> {
     if (changes.rate_plan === undefined && changes.split_plan === undefined) return {};
     const current = await this.sellers.findSeller(id);
     const ratePlanId = changes.rate_plan !== undefined ? changes.rate_plan : (current?.ratePlanId ?? null);
@@ -156,6 +174,11 @@ export class SellersService {
 
   async listSubaccounts(sellerId: string, page: PageRequest): Promise<Page<SubaccountResponseDto>> {
     const rows = await this.sellers.listSubaccounts(sellerId, page);
-    return toPage(rows, page, (s) => s.seq, (s) => SubaccountResponseDto.of(s));
+    return toPage(
+      rows,
+      page,
+      (s) => s.seq,
+      (s) => SubaccountResponseDto.of(s),
+    );
   }
 }

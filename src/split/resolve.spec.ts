@@ -26,7 +26,11 @@ function plan(cardPresent: unknown, online: unknown = {}): CompiledSplitPlan {
 const rates = fees({
   credit1: { Visa: { percentage: '2.99', fixed: '0.50' }, [W]: { percentage: '3.5', fixed: '0' } },
   credit12: { [W]: { percentage: '9.99', fixed: '0.50' } },
-  debit1: { Visa: { percentage: '1.5', fixed: '0' }, PIX: { percentage: '0.99', fixed: '0' }, Boleto: { percentage: '0', fixed: '3.49' } },
+  debit1: {
+    Visa: { percentage: '1.5', fixed: '0' },
+    PIX: { percentage: '0.99', fixed: '0' },
+    Boleto: { percentage: '0', fixed: '3.49' },
+  },
 });
 
 const splits = plan(
@@ -38,7 +42,12 @@ const splits = plan(
 );
 
 const recipients: Recipients = { developerAccount: 'dev-account', participants: { Master: 'master-account' } };
-const card = (amount: number, brand: string, installments = 1, entryMode: 'card_present' | 'online' = 'card_present'): ResolutionInput => ({
+const card = (
+  amount: number,
+  brand: string,
+  installments = 1,
+  entryMode: 'card_present' | 'online' = 'card_present',
+): ResolutionInput => ({
   amount,
   paymentType: 'credit',
   installments,
@@ -63,7 +72,9 @@ describe('split resolution (API.md section 7)', () => {
 
   it('uses split_details_online for online payments and split_details for card-present ones', () => {
     const online = resolveSplit(card(10_000, 'Visa', 1, 'online'), rates, splits, recipients);
-    expect(online.shares).toEqual([{ label: 'Master', role: 'participant', units: 20_000, amount: 200, recipient: 'master-account' }]);
+    expect(online.shares).toEqual([
+      { label: 'Master', role: 'participant', units: 20_000, amount: 200, recipient: 'master-account' },
+    ]);
     expect(online.sellerNet).toBe(10_000 - 349 - 200);
   });
 
@@ -89,13 +100,23 @@ describe('split resolution (API.md section 7)', () => {
   });
 
   it('looks pix up as debit1 / PIX and boleto as debit1 / Boleto', () => {
-    const pix = resolveSplit({ amount: 5_000, paymentType: 'pix', installments: 1, brand: null, entryMode: 'online' }, rates, plan({ debit1: { PIX: { Master: 0.2 } } }, { debit1: { PIX: { Master: 0.2 } } }), recipients);
+    const pix = resolveSplit(
+      { amount: 5_000, paymentType: 'pix', installments: 1, brand: null, entryMode: 'online' },
+      rates,
+      plan({ debit1: { PIX: { Master: 0.2 } } }, { debit1: { PIX: { Master: 0.2 } } }),
+      recipients,
+    );
     // 0.99% of 50.00 = 49.5 cents, rounded half up to 50
     expect(pix.fee.amount).toBe(50);
     expect(pix.shares.map((s) => s.amount)).toEqual([10]);
     expect(pix.sellerNet).toBe(4_940);
 
-    const boleto = resolveSplit({ amount: 5_000, paymentType: 'boleto', installments: 1, brand: 'Visa', entryMode: 'card_present' }, rates, splits, recipients);
+    const boleto = resolveSplit(
+      { amount: 5_000, paymentType: 'boleto', installments: 1, brand: 'Visa', entryMode: 'card_present' },
+      rates,
+      splits,
+      recipients,
+    );
     expect(boleto.fee).toEqual({ units: 0, fixed: 349, amount: 349 });
     expect(boleto.shares.map((s) => s.amount)).toEqual([15]);
     expect(boleto.sellerNet).toBe(5_000 - 349 - 15);
@@ -104,14 +125,20 @@ describe('split resolution (API.md section 7)', () => {
   it('apportions cents by largest remainder, ties to the earlier label, to round_half_up of the total', () => {
     const thirds = plan({ debit1: { Visa: { A: 0.5, B: 0.5, C: 0.5 } } });
     // exact 0.5 cent each, 1.5 in all → 2 cents: the first two labels get one each
-    const r = resolveSplit({ amount: 100, paymentType: 'debit', installments: 1, brand: 'Visa', entryMode: 'card_present' }, rates, thirds);
+    const r = resolveSplit(
+      { amount: 100, paymentType: 'debit', installments: 1, brand: 'Visa', entryMode: 'card_present' },
+      rates,
+      thirds,
+    );
     expect(r.shares.map((s) => s.amount)).toEqual([1, 1, 0]);
     expect(r.fee.amount).toBe(2); // 1.5% of 1.00 = 1.5 → 2
     expect(r.sellerNet).toBe(100 - 2 - 2);
   });
 
   it('refuses a payment whose fee and shares exceed the amount', () => {
-    expect(() => resolveSplit(card(10, 'Visa'), rates, splits, recipients)).toThrow(expect.objectContaining({ code: 'negative_seller_net' }));
+    expect(() => resolveSplit(card(10, 'Visa'), rates, splits, recipients)).toThrow(
+      expect.objectContaining({ code: 'negative_seller_net' }),
+    );
   });
 
   it("leaves an unmapped label's recipient null, whatever the label is called", () => {
@@ -122,7 +149,13 @@ describe('split resolution (API.md section 7)', () => {
 
   it('resolves with no split plan: the fee only', () => {
     const r = resolveSplit(card(10_000, 'Visa'), rates, null);
-    expect(r).toEqual({ fee: { units: 29_900, fixed: 50, amount: 349 }, shares: [], developerAmount: 0, participantsAmount: 0, sellerNet: 9_651 });
+    expect(r).toEqual({
+      fee: { units: 29_900, fixed: 50, amount: 349 },
+      shares: [],
+      developerAmount: 0,
+      participantsAmount: 0,
+      sellerNet: 9_651,
+    });
   });
 
   it('sends Programador nowhere when the plan has no automatic developer fee', () => {
@@ -137,10 +170,12 @@ describe('split resolution properties', () => {
     .uniqueArray(fc.tuple(label, fc.integer({ min: 0, max: 400_000 })), { selector: ([l]) => l, maxLength: 6 })
     .filter((entries) => entries.reduce((a, [, u]) => a + u, 0) <= FULL_PERCENT_UNITS)
     .map((entries) => Object.fromEntries(entries.map(([l, u]) => [l, (u / 10_000).toFixed(4)])));
-  const feeArb = fc.record({ percentage: fc.integer({ min: 0, max: 100_000 }), fixed: fc.integer({ min: 0, max: 500 }) }).map((f) => ({
-    percentage: (f.percentage / 10_000).toFixed(4),
-    fixed: (f.fixed / 100).toFixed(2),
-  }));
+  const feeArb = fc
+    .record({ percentage: fc.integer({ min: 0, max: 100_000 }), fixed: fc.integer({ min: 0, max: 500 }) })
+    .map((f) => ({
+      percentage: (f.percentage / 10_000).toFixed(4),
+      fixed: (f.fixed / 100).toFixed(2),
+    }));
   const inputArb = fc.record({
     amount: fc.integer({ min: 1, max: MAX_AMOUNT_CENTS }),
     installments: fc.integer({ min: 1, max: 12 }),

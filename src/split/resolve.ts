@@ -73,7 +73,9 @@ export function resolveSplit(
   }
   const feeAmount = percentOf(input.amount, feeCell.units) + feeCell.fixed;
 
-  const cell = plan ? lookupCell(input.entryMode === 'card_present' ? plan.cardPresent : plan.online, key, brand) : undefined;
+  const cell = plan
+    ? lookupCell(input.entryMode === 'card_present' ? plan.cardPresent : plan.online, key, brand)
+    : undefined;
   const shares: ResolvedShare[] = [];
   let developerAmount = 0;
   let participantsAmount = 0;

@@ -13,7 +13,11 @@ describe('split table documents', () => {
     const { normalized, table, errors } = parse("{'credit3': {'Visa': {'Programador': 0.5, 'Master': '1.25'}}}");
     expect(errors).toEqual({});
     expect(normalized).toBe('{"credit3": {"Visa": {"Programador": 0.5, "Master": "1.25"}}}');
-    expect(table.get('credit3')!.get('Visa')).toEqual({ labels: ['Programador', 'Master'], units: [5_000, 12_500], totalUnits: 17_500 });
+    expect(table.get('credit3')!.get('Visa')).toEqual({
+      labels: ['Programador', 'Master'],
+      units: [5_000, 12_500],
+      totalUnits: 17_500,
+    });
   });
 
   it.each([
@@ -39,7 +43,11 @@ describe('split table documents', () => {
 
   it('reports every problem of a document at once', () => {
     const { errors } = parse('{"credit0": {}, "credit2": {"Visa": {"A": "x"}, "Elo": 3}}');
-    expect(Object.keys(errors).sort()).toEqual(['split_details.credit0', 'split_details.credit2.Elo', 'split_details.credit2.Visa.A']);
+    expect(Object.keys(errors).sort()).toEqual([
+      'split_details.credit0',
+      'split_details.credit2.Elo',
+      'split_details.credit2.Visa.A',
+    ]);
   });
 });
 

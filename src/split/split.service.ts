@@ -7,7 +7,13 @@ import { CompiledPlanCache, RatePlanSource, SplitPlanSource } from './split-engi
 /** The resolution as the API shows it: money and percentages as decimal strings. */
 export interface ResolutionView {
   fee: { percentage: string; fixed: string; amount: string };
-  shares: Array<{ label: string; role: 'developer' | 'participant'; percentage: string; amount: string; recipient: string | null }>;
+  shares: Array<{
+    label: string;
+    role: 'developer' | 'participant';
+    percentage: string;
+    amount: string;
+    recipient: string | null;
+  }>;
   developer_amount: string;
   participants_amount: string;
   seller_net: string;
@@ -18,9 +24,19 @@ export interface ResolutionView {
 export class SplitService {
   private readonly cache = new CompiledPlanCache();
 
-  resolve(input: ResolutionInput, ratePlan: RatePlanSource, splitPlan: SplitPlanSource | null, recipients?: Recipients): Resolution {
+  resolve(
+    input: ResolutionInput,
+    ratePlan: RatePlanSource,
+    splitPlan: SplitPlanSource | null,
+    recipients?: Recipients,
+  ): Resolution {
     try {
-      return resolveSplit(input, this.cache.ratePlan(ratePlan), splitPlan ? this.cache.splitPlan(splitPlan) : null, recipients);
+      return resolveSplit(
+        input,
+        this.cache.ratePlan(ratePlan),
+        splitPlan ? this.cache.splitPlan(splitPlan) : null,
+        recipients,
+      );
     } catch (error) {
       if (error instanceof ResolutionRefused) throw new BadRequestError(error.code, error.message);
       throw error;

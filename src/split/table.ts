@@ -58,7 +58,8 @@ export function readTable<C>(document: unknown, path: string, readCell: CellRead
 function checkKey(key: string): string | null {
   const match = KEY.exec(key);
   const expected = `must be "credit1" to "credit${MAX_CREDIT_INSTALLMENTS}" or "debit1"`;
-  if (!match) return `unknown key: ${expected} (pix and boleto are priced under "debit1" with brands "${PIX_BRAND}" and "${BOLETO_BRAND}")`;
+  if (!match)
+    return `unknown key: ${expected} (pix and boleto are priced under "debit1" with brands "${PIX_BRAND}" and "${BOLETO_BRAND}")`;
   const installments = Number(match[2]);
   if (match[1] === 'debit' && installments !== 1) return `unknown key: debit has 1 installment only, ${expected}`;
   if (installments > MAX_CREDIT_INSTALLMENTS) return `unknown key: ${expected}`;
@@ -66,10 +67,17 @@ function checkKey(key: string): string | null {
 }
 
 /** Where a payment is looked up (API.md section 7, rule 1): pix and boleto live under debit1. */
-export function lookupPosition(paymentType: PaymentType, installments: number, brand: string | null): { key: string; brand: string } {
+export function lookupPosition(
+  paymentType: PaymentType,
+  installments: number,
+  brand: string | null,
+): { key: string; brand: string } {
   if (paymentType === 'pix') return { key: 'debit1', brand: PIX_BRAND };
   if (paymentType === 'boleto') return { key: 'debit1', brand: BOLETO_BRAND };
-  return { key: paymentType === 'credit' ? CREDIT_KEYS[installments] ?? `credit${installments}` : 'debit1', brand: brand ?? '' };
+  return {
+    key: paymentType === 'credit' ? (CREDIT_KEYS[installments] ?? `credit${installments}`) : 'debit1',
+    brand: brand ?? '',
+  };
 }
 
 const CREDIT_KEYS = Array.from({ length: MAX_CREDIT_INSTALLMENTS + 1 }, (_, i) => `credit${i}`);

@@ -16,10 +16,15 @@ export class SandboxController {
   @Post(':id/confirm')
   @HttpCode(200)
   @Authenticated()
-  @ApiOperation({ summary: "Sandbox: confirm a pending pix or boleto payment (needs transactions.create on the transaction's seller)" })
+  @ApiOperation({
+    summary: "Sandbox: confirm a pending pix or boleto payment (needs transactions.create on the transaction's seller)",
+  })
   @ApiOkResponse({ type: TransactionResponseDto })
   @ApiErrorResponses(404, 409)
-  confirm(@CurrentPrincipal() principal: Principal, @UuidParam('id', 'Transaction not found.', 'transaction_not_found') id: string): Promise<TransactionResponseDto> {
+  confirm(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('id', 'Transaction not found.', 'transaction_not_found') id: string,
+  ): Promise<TransactionResponseDto> {
     return this.transactions.confirmPending(principal, id);
   }
 }

@@ -26,7 +26,10 @@ export class TransactionsController {
   @Authenticated({ seller: 'sellers_pk', permission: 'transactions.create' })
   @Idempotent()
   @ApiOperation({ summary: 'Charge a payment (card, pix or boleto) through the payment processor' })
-  @ApiCreatedResponse({ type: TransactionResponseDto, description: 'Created; a declined charge is recorded too (status "declined").' })
+  @ApiCreatedResponse({
+    type: TransactionResponseDto,
+    description: 'Created; a declined charge is recorded too (status "declined").',
+  })
   @ApiErrorResponses(400, 409, 422)
   create(@Param('sellers_pk') sellerId: string, @Body() body: CreateTransactionDto): Promise<TransactionResponseDto> {
     return this.transactions.create(sellerId, body);
@@ -45,7 +48,10 @@ export class TransactionsController {
   @Authenticated({ seller: 'sellers_pk', permission: 'transactions.view', credentials: 'jwt_or_api_key' })
   @ApiOperation({ summary: 'One unified transaction (the same structure as a list item)' })
   @ApiOkResponse({ type: TransactionResponseDto })
-  get(@Param('sellers_pk') sellerId: string, @UuidParam('id', NOT_FOUND, 'transaction_not_found') id: string): Promise<TransactionResponseDto> {
+  get(
+    @Param('sellers_pk') sellerId: string,
+    @UuidParam('id', NOT_FOUND, 'transaction_not_found') id: string,
+  ): Promise<TransactionResponseDto> {
     return this.transactions.get(sellerId, id);
   }
 

@@ -23,7 +23,13 @@ export class TransactionsModule {
     const sandbox = config.paymentsProcessor === 'sandbox';
     return {
       module: TransactionsModule,
-      imports: [TypeOrmModule.forFeature([Transaction, SplitRule]), AuthModule, SellersModule, PlansModule, SplitModule],
+      imports: [
+        TypeOrmModule.forFeature([Transaction, SplitRule]),
+        AuthModule,
+        SellersModule,
+        PlansModule,
+        SplitModule,
+      ],
       controllers: [TransactionsController, ...(sandbox ? [SandboxController] : [])],
       providers: [
         TransactionsRepository,

@@ -34,7 +34,10 @@ export class TransactionsRepository {
   }
 
   /** The seller's transaction with its active split rules (oldest first), in one query. */
-  async findWithRulesForSeller(sellerId: string, id: string): Promise<{ transaction: Transaction; rules: SplitRule[] } | null> {
+  async findWithRulesForSeller(
+    sellerId: string,
+    id: string,
+  ): Promise<{ transaction: Transaction; rules: SplitRule[] } | null> {
     const found = (await this.transactions
       .createQueryBuilder('t')
       .leftJoinAndMapMany('t.activeRules', SplitRule, 'r', 'r.transaction_id = t.id AND r.deleted_at IS NULL')

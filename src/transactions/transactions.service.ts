@@ -3,7 +3,13 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuthorizationService } from '../auth/authorization.service';
 import type { Principal } from '../auth/principal';
-import { BadRequestError, ConflictError, FieldErrors, NotFoundError, ValidationError } from '../common/errors/api-error';
+import {
+  BadRequestError,
+  ConflictError,
+  FieldErrors,
+  NotFoundError,
+  ValidationError,
+} from '../common/errors/api-error';
 import { checkMoney, checkPercentage, Cents, percentOf } from '../common/money/money';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { PlansService } from '../plans/plans.service';
@@ -70,17 +76,30 @@ export class TransactionsService implements OnModuleInit {
     });
   }
 
-  async create(sellerId: string, input: CreateTransactionDto, source: TransactionSource = 'api'): Promise<TransactionResponseDto> {
+  async create(
+    sellerId: string,
+    input: CreateTransactionDto,
+    source: TransactionSource = 'api',
+  ): Promise<TransactionResponseDto> {
     const payment = this.checkPayment(input);
     const seller = await this.sellers.find(sellerId);
     if (!seller.ratePlanId) {
-      throw new BadRequestError('seller_has_no_rate_plan', 'The seller has no rate plan, so it cannot take payments yet.');
+      throw new BadRequestError(
+        'seller_has_no_rate_plan',
+        'The seller has no rate plan, so it cannot take payments yet.',
+      );
     }
     const ratePlan = await this.plans.ratePlan(seller.ratePlanId);
     if (!ratePlan.active) throw new BadRequestError('rate_plan_inactive', "The seller's rate plan is inactive.");
     const splitPlan = seller.splitPlanId ? await this.plans.splitPlan(seller.splitPlanId) : null;
     const resolution = this.split.resolve(
-      { amount: payment.amount, paymentType: input.payment_type, installments: payment.installments, brand: payment.brand, entryMode: payment.entryMode },
+      {
+        amount: payment.amount,
+        paymentType: input.payment_type,
+        installments: payment.installments,
+        brand: payment.brand,
+        entryMode: payment.entryMode,
+      },
       ratePlan,
       splitPlan,
       { developerAccount: seller.developerAccount, participants: seller.splitParticipants },
@@ -173,17 +192,31 @@ export class TransactionsService implements OnModuleInit {
           voidedAt: new Date(),
           voidReason: 'charge_interrupted',
         });
-        await this.jobs.send(PROCESSOR_VOID_JOB, { transactionId: stale.id, reference: stale.processorReference }, {}, manager);
+        await this.jobs.send(
+          PROCESSOR_VOID_JOB,
+          { transactionId: stale.id, reference: stale.processorReference },
+          {},
+          manager,
+        );
         await recordEvent(manager, 'transaction.voided', stale.sellerId, toTransactionView(voided, []));
       }
       return interrupted.length;
     });
   }
 
-  async list(sellerId: string, query: TransactionListQueryDto, page: PageRequest): Promise<Page<TransactionResponseDto>> {
+  async list(
+    sellerId: string,
+    query: TransactionListQueryDto,
+    page: PageRequest,
+  ): Promise<Page<TransactionResponseDto>> {
     const rows = await this.transactions.list(sellerId, filtersOf(query), page);
     const rules = await this.transactions.activeRules(rows.map((t) => t.id));
-    return toPage(rows, page, (t) => t.seq, (t) => toTransactionView(t, rules.get(t.id) ?? []));
+    return toPage(
+      rows,
+      page,
+      (t) => t.seq,
+      (t) => toTransactionView(t, rules.get(t.id) ?? []),
+    );
   }
 
   async get(sellerId: string, id: string): Promise<TransactionResponseDto> {
@@ -201,10 +234,17 @@ export class TransactionsService implements OnModuleInit {
     return this.dataSource.transaction(async (manager) => {
       const tx = await this.lockOrFail(manager, sellerId, id);
       if (tx.status !== 'approved' && tx.status !== 'pending') {
-        throw new ConflictError('invalid_state', `A ${tx.status} transaction cannot be voided; only approved or pending ones can.`);
+        throw new ConflictError(
+          'invalid_state',
+          `A ${tx.status} transaction cannot be voided; only approved or pending ones can.`,
+        );
       }
       await this.jobs.send(PROCESSOR_VOID_JOB, { transactionId: tx.id, reference: tx.processorReference }, {}, manager);
-      const voided = await this.transactions.update(manager, id, { status: 'voided', voidedAt: new Date(), voidReason: reason ?? null });
+      const voided = await this.transactions.update(manager, id, {
+        status: 'voided',
+        voidedAt: new Date(),
+        voidReason: reason ?? null,
+      });
       const rules = await this.transactions.activeRules([id], manager);
       const view = toTransactionView(voided, rules.get(id) ?? []);
       await recordEvent(manager, 'transaction.voided', sellerId, view);
@@ -285,7 +325,10 @@ export class TransactionsService implements OnModuleInit {
       const tx = await this.transactions.lockById(manager, id);
       if (!tx) throw transactionNotFound();
       if (tx.status !== 'pending') {
-        throw new ConflictError('invalid_state', `Only pending transactions can be confirmed; this one is ${tx.status}.`);
+        throw new ConflictError(
+          'invalid_state',
+          `Only pending transactions can be confirmed; this one is ${tx.status}.`,
+        );
       }
       const approved = await this.transactions.update(manager, id, { status: 'approved', approvedAt: new Date() });
       const rules = await this.transactions.activeRules([id], manager);
@@ -311,15 +354,19 @@ export class TransactionsService implements OnModuleInit {
     const isCard = input.payment_type === 'credit' || input.payment_type === 'debit';
     let brand: string | null = null;
     let card: CardData | undefined;
-    if (input.payment_type !== 'credit' && installments !== 1) problems.installments = [`must be 1 for ${input.payment_type}`];
+    if (input.payment_type !== 'credit' && installments !== 1)
+      problems.installments = [`must be 1 for ${input.payment_type}`];
     if (isCard) {
       if (!input.card) {
         problems.card = [`is required for ${input.payment_type}`];
       } else {
         if (!passesLuhn(input.card.number)) problems['card.number'] = ['is not a valid card number'];
-        else if (!(brand = detectBrand(input.card.number))) problems['card.number'] = ['is a card of a brand that is not accepted'];
+        else if (!(brand = detectBrand(input.card.number)))
+          problems['card.number'] = ['is a card of a brand that is not accepted'];
         const now = new Date();
-        const expired = input.card.exp_year < now.getUTCFullYear() || (input.card.exp_year === now.getUTCFullYear() && input.card.exp_month < now.getUTCMonth() + 1);
+        const expired =
+          input.card.exp_year < now.getUTCFullYear() ||
+          (input.card.exp_year === now.getUTCFullYear() && input.card.exp_month < now.getUTCMonth() + 1);
         if (expired) problems['card.exp_year'] = ['the card has expired'];
         card = {
           number: input.card.number,

@@ -57,7 +57,10 @@ export class LedgerRepository {
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async openVirtualAccount(manager: EntityManager, account: { id: string; sellerId: string; name: string }): Promise<void> {
+  async openVirtualAccount(
+    manager: EntityManager,
+    account: { id: string; sellerId: string; name: string },
+  ): Promise<void> {
     await manager.query(`INSERT INTO ledger_accounts (id, kind, seller_id, name) VALUES ($1, 'virtual', $2, $3)`, [
       account.id,
       account.sellerId,
@@ -118,7 +121,14 @@ export class LedgerRepository {
           movement.description,
           movement.externalReference,
           movement.event,
-          JSON.stringify(movement.lines.map((l) => ({ account_id: l.accountId, type: l.type, amount: l.amount, counterparty: l.counterparty }))),
+          JSON.stringify(
+            movement.lines.map((l) => ({
+              account_id: l.accountId,
+              type: l.type,
+              amount: l.amount,
+              counterparty: l.counterparty,
+            })),
+          ),
         ],
       );
       return rows.map(toPosting);

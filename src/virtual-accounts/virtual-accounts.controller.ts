@@ -42,7 +42,10 @@ export class VirtualAccountsController {
   @ApiOperation({ summary: 'One virtual account with its balance' })
   @ApiOkResponse({ type: VirtualAccountResponseDto })
   @ApiErrorResponses(405)
-  get(@Param('account_id') sellerId: string, @UuidParam('id', NOT_FOUND, 'virtual_account_not_found') id: string): Promise<VirtualAccountResponseDto> {
+  get(
+    @Param('account_id') sellerId: string,
+    @UuidParam('id', NOT_FOUND, 'virtual_account_not_found') id: string,
+  ): Promise<VirtualAccountResponseDto> {
     return this.accounts.get(sellerId, id);
   }
 
@@ -51,7 +54,11 @@ export class VirtualAccountsController {
   @ApiOperation({ summary: 'Statement: postings newest first, each with the balance after it' })
   @ApiOkResponse({ type: PageOf(PostingResponseDto) })
   @ApiErrorResponses(400)
-  postings(@Param('account_id') sellerId: string, @UuidParam('id', NOT_FOUND, 'virtual_account_not_found') id: string, @Query() query: PostingsQueryDto) {
+  postings(
+    @Param('account_id') sellerId: string,
+    @UuidParam('id', NOT_FOUND, 'virtual_account_not_found') id: string,
+    @Query() query: PostingsQueryDto,
+  ) {
     return this.accounts.postings(sellerId, id, query, toPageRequest(query));
   }
 
@@ -61,7 +68,11 @@ export class VirtualAccountsController {
   @ApiOperation({ summary: 'Deposit money into the virtual account' })
   @ApiCreatedResponse({ type: PostingResponseDto })
   @ApiErrorResponses(400, 409, 422)
-  deposit(@Param('account_id') sellerId: string, @UuidParam('id', NOT_FOUND, 'virtual_account_not_found') id: string, @Body() body: DepositDto): Promise<PostingResponseDto> {
+  deposit(
+    @Param('account_id') sellerId: string,
+    @UuidParam('id', NOT_FOUND, 'virtual_account_not_found') id: string,
+    @Body() body: DepositDto,
+  ): Promise<PostingResponseDto> {
     return this.accounts.deposit(sellerId, id, body);
   }
 
@@ -71,7 +82,11 @@ export class VirtualAccountsController {
   @ApiOperation({ summary: 'Pay a bill from the virtual account (400 insufficient_funds past the balance)' })
   @ApiCreatedResponse({ type: PostingResponseDto })
   @ApiErrorResponses(400, 409, 422)
-  pay(@Param('account_id') sellerId: string, @UuidParam('id', NOT_FOUND, 'virtual_account_not_found') id: string, @Body() body: PayDto): Promise<PostingResponseDto> {
+  pay(
+    @Param('account_id') sellerId: string,
+    @UuidParam('id', NOT_FOUND, 'virtual_account_not_found') id: string,
+    @Body() body: PayDto,
+  ): Promise<PostingResponseDto> {
     return this.accounts.pay(sellerId, id, body);
   }
 
@@ -81,7 +96,11 @@ export class VirtualAccountsController {
   @ApiOperation({ summary: 'Transfer out: to another virtual account, a PIX key or a bank account' })
   @ApiCreatedResponse({ type: PostingResponseDto })
   @ApiErrorResponses(400, 409, 422)
-  transfer(@Param('account_id') sellerId: string, @UuidParam('id', NOT_FOUND, 'virtual_account_not_found') id: string, @Body() body: TransferDto): Promise<PostingResponseDto> {
+  transfer(
+    @Param('account_id') sellerId: string,
+    @UuidParam('id', NOT_FOUND, 'virtual_account_not_found') id: string,
+    @Body() body: TransferDto,
+  ): Promise<PostingResponseDto> {
     return this.accounts.transfer(sellerId, id, body);
   }
 }

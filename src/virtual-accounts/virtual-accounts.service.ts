@@ -43,14 +43,24 @@ export class VirtualAccountsService {
   }
 
   async list(sellerId: string, page: PageRequest): Promise<Page<VirtualAccountResponseDto>> {
-    return toPage(await this.ledger.listVirtualAccounts(sellerId, page), page, (a) => a.seq, VirtualAccountResponseDto.of);
+    return toPage(
+      await this.ledger.listVirtualAccounts(sellerId, page),
+      page,
+      (a) => a.seq,
+      VirtualAccountResponseDto.of,
+    );
   }
 
   async get(sellerId: string, id: string): Promise<VirtualAccountResponseDto> {
     return VirtualAccountResponseDto.of(await this.find(sellerId, id));
   }
 
-  async postings(sellerId: string, id: string, query: PostingsQueryDto, page: PageRequest): Promise<Page<PostingResponseDto>> {
+  async postings(
+    sellerId: string,
+    id: string,
+    query: PostingsQueryDto,
+    page: PageRequest,
+  ): Promise<Page<PostingResponseDto>> {
     await this.find(sellerId, id);
     const rows = await this.ledger.postings(
       id,
@@ -88,7 +98,10 @@ export class VirtualAccountsService {
     }
     const amount = cents(input.amount);
     const sink = await this.ledger.systemAccount('external:payments');
-    const counterparty = { payee: { name: input.payee.name, document: input.payee.document ?? null }, barcode: input.barcode };
+    const counterparty = {
+      payee: { name: input.payee.name, document: input.payee.document ?? null },
+      barcode: input.barcode,
+    };
     return this.post({
       kind: 'payment',
       event: 'virtual_account.payment',
@@ -165,7 +178,10 @@ export class VirtualAccountsService {
       throw new BadRequestError('insufficient_funds', 'The virtual account does not hold enough funds.');
     }
     if (result === 'balance_limit') {
-      throw new BadRequestError('balance_limit_exceeded', 'A virtual account cannot hold more than 1,000,000,000,000.00.');
+      throw new BadRequestError(
+        'balance_limit_exceeded',
+        'A virtual account cannot hold more than 1,000,000,000,000.00.',
+      );
     }
     return PostingResponseDto.of(result.find((r) => r.accountId === movement.accountId)!);
   }

@@ -40,7 +40,9 @@ export interface NewEvent {
  */
 export async function recordEvents(manager: EntityManager, events: NewEvent[]): Promise<RecordedEvent[]> {
   if (!manager.queryRunner?.isTransactionActive) {
-    throw new Error(`recordEvents(${events.map((e) => e.type).join(', ')}) must run inside the database transaction of the change it records`);
+    throw new Error(
+      `recordEvents(${events.map((e) => e.type).join(', ')}) must run inside the database transaction of the change it records`,
+    );
   }
   if (events.length === 0) return [];
   const values: unknown[] = [];
@@ -57,7 +59,12 @@ export async function recordEvents(manager: EntityManager, events: NewEvent[]): 
 }
 
 /** One event; see recordEvents. */
-export async function recordEvent(manager: EntityManager, type: EventType, sellerId: string | null, data: object): Promise<RecordedEvent> {
+export async function recordEvent(
+  manager: EntityManager,
+  type: EventType,
+  sellerId: string | null,
+  data: object,
+): Promise<RecordedEvent> {
   const [recorded] = await recordEvents(manager, [{ type, sellerId, data }]);
   return recorded;
 }

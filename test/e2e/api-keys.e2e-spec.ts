@@ -24,7 +24,11 @@ describe('seller API keys', () => {
   };
 
   it('creates an active key, shows the UUID4 secret once and stores only its SHA-256', async () => {
-    const res = await t.http.post(base(), { label: 'ERP', description: 'reads transactions' }, { token: superuser.access });
+    const res = await t.http.post(
+      base(),
+      { label: 'ERP', description: 'reads transactions' },
+      { token: superuser.access },
+    );
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       id: expect.any(String),
@@ -51,7 +55,9 @@ describe('seller API keys', () => {
     expect(detail.body.last_used_at).toEqual(expect.any(String));
     const list = await t.http.get(base(), { token: superuser.access });
     expect(list.text).not.toContain(created.key);
-    expect(list.body.results.find((k: { id: string }) => k.id === created.id)).toMatchObject({ key_suffix: created.key.slice(-4) });
+    expect(list.body.results.find((k: { id: string }) => k.id === created.id)).toMatchObject({
+      key_suffix: created.key.slice(-4),
+    });
     expect(list.body).toHaveProperty('next_cursor');
   });
 
@@ -67,7 +73,11 @@ describe('seller API keys', () => {
     const empty = await t.http.post(base(), { label: 'x', description: '' }, { token: superuser.access });
     expect(empty.status).toBe(201);
     expect(empty.body.active).toBe(true);
-    const badActive = await t.http.post(base(), { label: 'x', description: '', active: 'yes' }, { token: superuser.access });
+    const badActive = await t.http.post(
+      base(),
+      { label: 'x', description: '', active: 'yes' },
+      { token: superuser.access },
+    );
     expect(badActive.status).toBe(400);
   });
 
@@ -86,10 +96,18 @@ describe('seller API keys', () => {
 
   it('updates label and description, refusing null', async () => {
     const created = await createApiKey(t, superuser.access, seller);
-    const res = await t.http.patch(`${base()}/${created.id}`, { label: 'renamed', description: '' }, { token: superuser.access });
+    const res = await t.http.patch(
+      `${base()}/${created.id}`,
+      { label: 'renamed', description: '' },
+      { token: superuser.access },
+    );
     expect(res.body).toMatchObject({ label: 'renamed', description: '' });
-    expect((await t.http.patch(`${base()}/${created.id}`, { description: null }, { token: superuser.access })).status).toBe(400);
-    expect((await t.http.patch(`${base()}/${created.id}`, { label: null }, { token: superuser.access })).status).toBe(400);
+    expect(
+      (await t.http.patch(`${base()}/${created.id}`, { description: null }, { token: superuser.access })).status,
+    ).toBe(400);
+    expect((await t.http.patch(`${base()}/${created.id}`, { label: null }, { token: superuser.access })).status).toBe(
+      400,
+    );
   });
 
   it('deletes a key: it stops working at once and is gone from list and detail', async () => {
@@ -114,14 +132,24 @@ describe('seller API keys', () => {
     for (let i = 0; i < 5; i++) await createApiKey(t, superuser.access, s);
     const first = await t.http.get(`/integrations/apikeys/${s}/apikeys?limit=2`, { token: superuser.access });
     expect(first.body.results).toHaveLength(2);
-    const second = await t.http.get(`/integrations/apikeys/${s}/apikeys?limit=2&cursor=${first.body.next_cursor}`, { token: superuser.access });
-    const third = await t.http.get(`/integrations/apikeys/${s}/apikeys?limit=2&cursor=${second.body.next_cursor}`, { token: superuser.access });
+    const second = await t.http.get(`/integrations/apikeys/${s}/apikeys?limit=2&cursor=${first.body.next_cursor}`, {
+      token: superuser.access,
+    });
+    const third = await t.http.get(`/integrations/apikeys/${s}/apikeys?limit=2&cursor=${second.body.next_cursor}`, {
+      token: superuser.access,
+    });
     expect(third.body.next_cursor).toBeNull();
     const ids = [...first.body.results, ...second.body.results, ...third.body.results].map((k: { id: string }) => k.id);
     expect(new Set(ids).size).toBe(5);
-    const oldest = await t.http.get(`/integrations/apikeys/${s}/apikeys?ordering=created_at&limit=5`, { token: superuser.access });
+    const oldest = await t.http.get(`/integrations/apikeys/${s}/apikeys?ordering=created_at&limit=5`, {
+      token: superuser.access,
+    });
     expect(oldest.body.results.map((k: { id: string }) => k.id)).toEqual([...ids].reverse());
-    expect((await t.http.get(`/integrations/apikeys/${s}/apikeys?limit=101`, { token: superuser.access })).status).toBe(400);
-    expect((await t.http.get(`/integrations/apikeys/${s}/apikeys?cursor=bogus`, { token: superuser.access })).body.code).toBe('invalid_cursor');
+    expect((await t.http.get(`/integrations/apikeys/${s}/apikeys?limit=101`, { token: superuser.access })).status).toBe(
+      400,
+    );
+    expect(
+      (await t.http.get(`/integrations/apikeys/${s}/apikeys?cursor=bogus`, { token: superuser.access })).body.code,
+    ).toBe('invalid_cursor');
   });
 });

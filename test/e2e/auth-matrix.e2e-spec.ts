@@ -17,12 +17,52 @@ describe('auth matrix: identity and access routes', () => {
   });
   afterAll(() => t.close());
   const unauthenticated = UNAUTHENTICATED;
-  const anyUser = (ok: number) => ({ ...unauthenticated, noAccess: ok, noPermission: ok, permitted: ok, superuser: ok, apiKey: 403, otherSellerKey: 403 });
-  const superOnly = (ok: number) => ({ ...unauthenticated, noAccess: 403, noPermission: 403, permitted: 403, superuser: ok, apiKey: 403, otherSellerKey: 403 });
-  const sellerView = (ok: number) => ({ ...unauthenticated, noAccess: 404, noPermission: ok, permitted: ok, superuser: ok, apiKey: 403, otherSellerKey: 403 });
-  const sellerPermission = (ok: number) => ({ ...unauthenticated, noAccess: 404, noPermission: 403, permitted: ok, superuser: ok, apiKey: 403, otherSellerKey: 403 });
+  const anyUser = (ok: number) => ({
+    ...unauthenticated,
+    noAccess: ok,
+    noPermission: ok,
+    permitted: ok,
+    superuser: ok,
+    apiKey: 403,
+    otherSellerKey: 403,
+  });
+  const superOnly = (ok: number) => ({
+    ...unauthenticated,
+    noAccess: 403,
+    noPermission: 403,
+    permitted: 403,
+    superuser: ok,
+    apiKey: 403,
+    otherSellerKey: 403,
+  });
+  const sellerView = (ok: number) => ({
+    ...unauthenticated,
+    noAccess: 404,
+    noPermission: ok,
+    permitted: ok,
+    superuser: ok,
+    apiKey: 403,
+    otherSellerKey: 403,
+  });
+  const sellerPermission = (ok: number) => ({
+    ...unauthenticated,
+    noAccess: 404,
+    noPermission: 403,
+    permitted: ok,
+    superuser: ok,
+    apiKey: 403,
+    otherSellerKey: 403,
+  });
   // API key routes answer 400 'Seller not found.' to a caller who cannot see the seller (spec 4.1)
-  const keyRoutes = (ok: number) => ({ ...unauthenticated, noAccess: 400, noPermission: 403, permitted: ok, superuser: ok, apiKey: 403, otherSellerKey: 403 });
+  const keyRoutes = (ok: number) => ({
+    ...unauthenticated,
+    noAccess: 400,
+    noPermission: 403,
+    permitted: ok,
+    superuser: ok,
+    apiKey: 403,
+    otherSellerKey: 403,
+  });
 
   const freshAccess = async () => grant(t, w.superuser, w.sellerA, await createUser(t), ['transactions.view']);
   const freshKey = async () => (await createApiKey(t, w.superuser.access, w.sellerA)).id;
@@ -41,21 +81,35 @@ describe('auth matrix: identity and access routes', () => {
       request: () => ({ path: `/sellers/${w.sellerA}`, body: { name: 'Seller A' } }),
       expect: sellerPermission(200),
     },
-    'GET /sellers/{id}/subaccounts': { method: 'GET', request: () => ({ path: `/sellers/${w.sellerA}/subaccounts` }), expect: sellerView(200) },
+    'GET /sellers/{id}/subaccounts': {
+      method: 'GET',
+      request: () => ({ path: `/sellers/${w.sellerA}/subaccounts` }),
+      expect: sellerView(200),
+    },
     'POST /sellers/{id}/subaccounts': {
       method: 'POST',
       request: () => ({ path: `/sellers/${w.sellerA}/subaccounts`, body: { name: 'Branch' } }),
       expect: sellerPermission(201),
     },
-    'GET /sellers/{id}/accesses': { method: 'GET', request: () => ({ path: `/sellers/${w.sellerA}/accesses` }), expect: sellerPermission(200) },
+    'GET /sellers/{id}/accesses': {
+      method: 'GET',
+      request: () => ({ path: `/sellers/${w.sellerA}/accesses` }),
+      expect: sellerPermission(200),
+    },
     'POST /sellers/{id}/accesses': {
       method: 'POST',
-      request: async () => ({ path: `/sellers/${w.sellerA}/accesses`, body: { user: (await createUser(t)).id, permissions: ['transactions.view'] } }),
+      request: async () => ({
+        path: `/sellers/${w.sellerA}/accesses`,
+        body: { user: (await createUser(t)).id, permissions: ['transactions.view'] },
+      }),
       expect: sellerPermission(201),
     },
     'PATCH /sellers/{id}/accesses/{access_id}': {
       method: 'PATCH',
-      request: async () => ({ path: `/sellers/${w.sellerA}/accesses/${await freshAccess()}`, body: { permissions: ['transactions.create'] } }),
+      request: async () => ({
+        path: `/sellers/${w.sellerA}/accesses/${await freshAccess()}`,
+        body: { permissions: ['transactions.create'] },
+      }),
       expect: sellerPermission(200),
     },
     'DELETE /sellers/{id}/accesses/{access_id}': {
@@ -80,7 +134,10 @@ describe('auth matrix: identity and access routes', () => {
     },
     'PATCH /integrations/apikeys/{seller_id}/apikeys/{id}': {
       method: 'PATCH',
-      request: async () => ({ path: `/integrations/apikeys/${w.sellerA}/apikeys/${await freshKey()}`, body: { label: 'renamed' } }),
+      request: async () => ({
+        path: `/integrations/apikeys/${w.sellerA}/apikeys/${await freshKey()}`,
+        body: { label: 'renamed' },
+      }),
       expect: keyRoutes(200),
     },
     'DELETE /integrations/apikeys/{seller_id}/apikeys/{id}': {
@@ -110,7 +167,11 @@ describe('auth matrix: identity and access routes', () => {
     expect((await t.http.get(`/sellers/${unknown}`, { token: w.callers.superuser })).status).toBe(404);
     expect((await t.http.get(`/sellers/not-a-uuid`, { token: w.callers.superuser })).status).toBe(404);
     for (const caller of ['superuser', 'permitted', 'noAccess'] as const) {
-      const res = await t.http.post(`/integrations/apikeys/${unknown}/apikeys`, { label: 'x', description: '' }, { token: w.callers[caller] });
+      const res = await t.http.post(
+        `/integrations/apikeys/${unknown}/apikeys`,
+        { label: 'x', description: '' },
+        { token: w.callers[caller] },
+      );
       expect(res.status).toBe(400);
       expect(res.body.message).toBe('Seller not found.');
       expect(res.body.code).toBe('seller_not_found');

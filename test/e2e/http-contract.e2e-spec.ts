@@ -21,7 +21,12 @@ describe('HTTP contract', () => {
 
   const expectErrorBody = (body: any, status: number, code: string) => {
     expect(body).toEqual(
-      expect.objectContaining({ statusCode: status, code, message: expect.any(String), request_id: expect.any(String) }),
+      expect.objectContaining({
+        statusCode: status,
+        code,
+        message: expect.any(String),
+        request_id: expect.any(String),
+      }),
     );
     expect(typeof body.error).toBe('string');
   };
@@ -106,10 +111,18 @@ describe('HTTP contract', () => {
     });
 
     it('refuses NUL characters in the body or the query with 400 and the path', async () => {
-      const body = await t.http.post('/test-fixtures/echo', { name: 'a\u0000b', amount: '1.00', customer: { name: 'x' } });
+      const body = await t.http.post('/test-fixtures/echo', {
+        name: 'a\u0000b',
+        amount: '1.00',
+        customer: { name: 'x' },
+      });
       expect(body.status).toBe(400);
       expect(body.body.errors).toEqual({ name: ['must not contain NUL characters'] });
-      const nested = await t.http.post('/test-fixtures/echo', { name: 'a', amount: '1.00', customer: { name: '\u0000' } });
+      const nested = await t.http.post('/test-fixtures/echo', {
+        name: 'a',
+        amount: '1.00',
+        customer: { name: '\u0000' },
+      });
       expect(nested.body.errors).toEqual({ 'customer.name': ['must not contain NUL characters'] });
       const query = await t.http.get('/health/live?x=%00');
       expect(query.status).toBe(400);
@@ -162,12 +175,18 @@ describe('HTTP contract', () => {
 
   describe('request logging', () => {
     it('writes one JSON line per request with its request id and without the Authorization header', async () => {
-      const res = await t.http.get('/health/live', { token: 'super-secret-token', headers: { 'x-request-id': 'log-check-1' } });
+      const res = await t.http.get('/health/live', {
+        token: 'super-secret-token',
+        headers: { 'x-request-id': 'log-check-1' },
+      });
       expect(res.status).toBe(200);
       const lines = logs.lines.filter((l) => l.includes('log-check-1'));
       expect(lines).toHaveLength(1);
       const line = JSON.parse(lines[0]);
-      expect(line).toMatchObject({ request_id: 'log-check-1', http: { method: 'GET', route: '/health/live', status: 200 } });
+      expect(line).toMatchObject({
+        request_id: 'log-check-1',
+        http: { method: 'GET', route: '/health/live', status: 200 },
+      });
       expect(lines[0]).not.toContain('super-secret-token');
     });
   });
@@ -184,7 +203,9 @@ describe('HTTP contract', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toContain('text/plain');
       expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/health\/live",status="200"\} \d+/);
-      expect(res.text).toMatch(/http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/health\/live",status="200"\}/);
+      expect(res.text).toMatch(
+        /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/health\/live",status="200"\}/,
+      );
     });
 
     it('serves the OpenAPI document and the interactive docs', async () => {
@@ -229,7 +250,11 @@ describe('database outage', () => {
     const ready = await t.http.get('/health/ready');
     expect(ready.status).toBe(503);
     expect(ready.body.code).toBe('service_unavailable');
-    const write = await t.http.post('/test-fixtures/records', { amount: '1.00' }, { headers: { 'idempotency-key': 'outage-1' } });
+    const write = await t.http.post(
+      '/test-fixtures/records',
+      { amount: '1.00' },
+      { headers: { 'idempotency-key': 'outage-1' } },
+    );
     expect(write.status).toBe(503);
     expect(write.body.code).toBe('service_unavailable');
     expect((await t.http.get('/health/live')).status).toBe(200);
@@ -242,7 +267,11 @@ describe('database outage', () => {
       if (status !== 200) await new Promise((r) => setTimeout(r, 200));
     }
     expect(status).toBe(200);
-    const retried = await t.http.post('/test-fixtures/records', { amount: '1.00' }, { headers: { 'idempotency-key': 'outage-2' } });
+    const retried = await t.http.post(
+      '/test-fixtures/records',
+      { amount: '1.00' },
+      { headers: { 'idempotency-key': 'outage-2' } },
+    );
     expect(retried.status).toBe(201);
   });
 });

@@ -26,13 +26,15 @@ describe('ledger under concurrency (two API processes)', () => {
     const seller = await createSeller(t, superuser);
     const accounts: string[] = [];
     for (let i = 0; i < 10; i++) {
-      accounts.push((await t.http.post(`/sellers/${seller}/subaccounts`, { name: `VA ${i}` }, { token: superuser.access })).body.id);
+      accounts.push(
+        (await t.http.post(`/sellers/${seller}/subaccounts`, { name: `VA ${i}` }, { token: superuser.access })).body.id,
+      );
     }
     const clients = processes.map((p) => new HttpClient(p.baseUrl));
     const base = `/uniconta/seller/${seller}/virtualaccounts`;
 
     let seed = 7;
-    const random = () => ((seed = (seed * 48_271) % 2_147_483_647) / 2_147_483_647);
+    const random = () => (seed = (seed * 48_271) % 2_147_483_647) / 2_147_483_647;
     const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)];
     const amount = () => (1 + Math.floor(random() * 5_000)) / 100;
 
@@ -57,12 +59,20 @@ describe('ledger under concurrency (two API processes)', () => {
         if (roll < 0.3) {
           [action, body, kind] = ['deposit', { amount: money }, 'deposits'];
         } else if (roll < 0.5) {
-          [action, body, kind] = ['pay', { amount: money, payee: { name: 'Bill' }, barcode: '1'.repeat(44) }, 'payments'];
+          [action, body, kind] = [
+            'pay',
+            { amount: money, payee: { name: 'Bill' }, barcode: '1'.repeat(44) },
+            'payments',
+          ];
         } else if (roll < 0.85) {
           const target = pick(accounts.filter((a) => a !== account));
           [action, body, kind] = ['transfer', { amount: money, destination: { virtual_account: target } }, null];
         } else {
-          [action, body, kind] = ['transfer', { amount: money, destination: { pix_key: 'out@example.com' } }, 'external'];
+          [action, body, kind] = [
+            'transfer',
+            { amount: money, destination: { pix_key: 'out@example.com' } },
+            'external',
+          ];
         }
         const res = await http.post(`${base}/${account}/${action}`, body, { token: superuser.access });
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
@@ -92,7 +102,10 @@ describe('ledger under concurrency (two API processes)', () => {
     );
     expect(mismatched.rows).toEqual([]);
     // no balance ever went negative, and each account's lines chain without a gap
-    const negative = await t.db.query(`SELECT count(*)::int AS n FROM ledger_lines WHERE account_id = ANY($1) AND balance_after < 0`, [accounts]);
+    const negative = await t.db.query(
+      `SELECT count(*)::int AS n FROM ledger_lines WHERE account_id = ANY($1) AND balance_after < 0`,
+      [accounts],
+    );
     expect(negative.rows[0].n).toBe(0);
     const broken = await t.db.query(
       `SELECT account_id FROM (
@@ -105,7 +118,9 @@ describe('ledger under concurrency (two API processes)', () => {
     );
     expect(broken.rows).toEqual([]);
     // the total held equals deposits minus payments minus external transfers
-    const held = await t.db.query(`SELECT sum(balance)::bigint AS total FROM ledger_accounts WHERE id = ANY($1)`, [accounts]);
+    const held = await t.db.query(`SELECT sum(balance)::bigint AS total FROM ledger_accounts WHERE id = ANY($1)`, [
+      accounts,
+    ]);
     expect(Number(held.rows[0].total)).toBe(totals.deposits - totals.payments - totals.external);
   }, 300_000);
 });

@@ -42,7 +42,9 @@ describe('password recovery', () => {
     expect(res.body.message).toEqual(expect.any(String));
 
     expect((await t.http.post('/user/login', { email: user.email, password: user.password })).status).toBe(401);
-    expect((await t.http.post('/user/login', { email: user.email, password: 'a brand new password' })).status).toBe(200);
+    expect((await t.http.post('/user/login', { email: user.email, password: 'a brand new password' })).status).toBe(
+      200,
+    );
     const oldAccess = await t.http.get('/user/me', { token: user.access });
     expect(oldAccess.status).toBe(401);
     expect(oldAccess.body.code).toBe('token_revoked');
@@ -91,7 +93,9 @@ describe('password recovery', () => {
   it('refuses a code older than 15 minutes', async () => {
     const user = await createUser(t);
     const code = await requestCode(user);
-    await t.db.query(`UPDATE password_recoveries SET expires_at = now() - interval '1 second' WHERE user_id = $1`, [user.id]);
+    await t.db.query(`UPDATE password_recoveries SET expires_at = now() - interval '1 second' WHERE user_id = $1`, [
+      user.id,
+    ]);
     expect((await confirm(user.email, code, 'a brand new password')).status).toBe(400);
   });
 
@@ -103,13 +107,15 @@ describe('password recovery', () => {
 
   it('limits recovery requests to 5 an hour per e-mail and confirmations to 10 a minute per address', async () => {
     const email = 'limited@example.com';
-    for (let i = 0; i < 5; i++) expect((await t.http.post('/user/passwordrecovery', { email }, { headers: from() })).status).toBe(202);
+    for (let i = 0; i < 5; i++)
+      expect((await t.http.post('/user/passwordrecovery', { email }, { headers: from() })).status).toBe(202);
     const limited = await t.http.post('/user/passwordrecovery', { email }, { headers: from() });
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(3000);
 
     const headers = from();
-    for (let i = 0; i < 10; i++) expect((await confirm(email, '123456', 'a brand new password', headers)).status).toBe(400);
+    for (let i = 0; i < 10; i++)
+      expect((await confirm(email, '123456', 'a brand new password', headers)).status).toBe(400);
     expect((await confirm(email, '123456', 'a brand new password', headers)).status).toBe(429);
     expect((await confirm(email, '123456', 'a brand new password')).status).toBe(400);
   });
@@ -131,10 +137,18 @@ describe('password recovery without SMTP_URL', () => {
       expect(logged).toBeDefined();
       const code = /recovery code is (\d{6})/.exec(JSON.parse(logged!).mail.body)![1];
       const { rows } = await t.db.query(`SELECT status, body FROM mail_outbox WHERE recipient = $1`, [user.email]);
-        expect(rows).toHaveLength(1);
+      expect(rows).toHaveLength(1);
       expect(rows[0].status).toBe('logged');
       expect(rows[0].body).toContain(code);
-      expect((await t.http.post('/user/passwordrecovery/confirm', { email: user.email, token: code, password: 'from the log 123' })).status).toBe(200);
+      expect(
+        (
+          await t.http.post('/user/passwordrecovery/confirm', {
+            email: user.email,
+            token: code,
+            password: 'from the log 123',
+          })
+        ).status,
+      ).toBe(200);
       await login(t, user.email, 'from the log 123');
     } finally {
       await t.close();

@@ -28,14 +28,17 @@ describe('plans', () => {
   });
   afterAll(() => t.close());
 
-  const createSplitPlan = (body: Record<string, unknown>, token = user.access) => t.http.post('/plans/plans/split', body, { token });
+  const createSplitPlan = (body: Record<string, unknown>, token = user.access) =>
+    t.http.post('/plans/plans/split', body, { token });
 
   describe('rate plans', () => {
     it('lists rate plans with search and pagination, and shows one with its fee table', async () => {
       const all = await t.http.get('/plans/plans/rates?limit=2', { token: user.access });
       expect(all.status).toBe(200);
       expect(all.body.results).toHaveLength(2);
-      const rest = await t.http.get(`/plans/plans/rates?limit=2&cursor=${all.body.next_cursor}`, { token: user.access });
+      const rest = await t.http.get(`/plans/plans/rates?limit=2&cursor=${all.body.next_cursor}`, {
+        token: user.access,
+      });
       expect(rest.body.results).toHaveLength(1);
       expect(rest.body.next_cursor).toBeNull();
 
@@ -44,10 +47,17 @@ describe('plans', () => {
       expect((await t.http.get('/plans/plans/rates?search=%25', { token: user.access })).body.results).toEqual([]);
 
       const one = await t.http.get(`/plans/plans/rates/${ratePlanId}/`, { token: user.access });
-      expect(one.body).toMatchObject({ id: ratePlanId, name: 'Padrão 2026', external_id: 'FEE-STD-2026', active: true });
+      expect(one.body).toMatchObject({
+        id: ratePlanId,
+        name: 'Padrão 2026',
+        external_id: 'FEE-STD-2026',
+        active: true,
+      });
       expect(one.body.fees.credit1.Visa).toEqual({ percentage: '2.99', fixed: '0.50' });
       expect(one.body.fees.debit1.PIX).toEqual({ percentage: '0.99', fixed: '0.00' });
-      expect((await t.http.get('/plans/plans/rates/7d7e1b6c-55b1-4d6c-9a1a-0e4bfe5a2a11', { token: user.access })).status).toBe(404);
+      expect(
+        (await t.http.get('/plans/plans/rates/7d7e1b6c-55b1-4d6c-9a1a-0e4bfe5a2a11', { token: user.access })).status,
+      ).toBe(404);
     });
 
     it('takes a JWT: no credential 401, an API key 403', async () => {
@@ -72,9 +82,21 @@ describe('plans', () => {
           ['DELETE', `/plans/plans/rates/${ratePlanId}/`, 'GET'],
           ['DELETE', '/plans/plans/rates/7d7e1b6c-55b1-4d6c-9a1a-0e4bfe5a2a11', 'GET'],
         ]) {
-          const res = await t.http.request(method, path, { token, body: method === 'DELETE' ? undefined : { name: 'x' } });
-          expect({ method, path, status: res.status, allow: res.headers.get('allow') }).toEqual({ method, path, status: 405, allow });
-          expect(res.body).toMatchObject({ statusCode: 405, code: 'method_not_allowed', request_id: expect.any(String) });
+          const res = await t.http.request(method, path, {
+            token,
+            body: method === 'DELETE' ? undefined : { name: 'x' },
+          });
+          expect({ method, path, status: res.status, allow: res.headers.get('allow') }).toEqual({
+            method,
+            path,
+            status: 405,
+            allow,
+          });
+          expect(res.body).toMatchObject({
+            statusCode: 405,
+            code: 'method_not_allowed',
+            request_id: expect.any(String),
+          });
         }
       }
       expect((await t.http.get(`/plans/plans/rates/${ratePlanId}`, { token: user.access })).status).toBe(200);
@@ -87,7 +109,13 @@ describe('plans', () => {
       expect(await sync.sync(SAMPLE)).toEqual({ total: 3, created: 0, updated: 0, unchanged: 3 });
       const changed = structuredClone(SAMPLE);
       changed[0].fees.credit1.Visa.percentage = '3.09';
-      changed.push({ external_id: 'FEE-NEW', name: 'Novo', description: '', active: false, fees: { debit1: { PIX: { percentage: '1', fixed: '0' } } } });
+      changed.push({
+        external_id: 'FEE-NEW',
+        name: 'Novo',
+        description: '',
+        active: false,
+        fees: { debit1: { PIX: { percentage: '1', fixed: '0' } } },
+      });
       expect(await sync.sync(changed)).toEqual({ total: 4, created: 1, updated: 1, unchanged: 2 });
       const one = await t.http.get(`/plans/plans/rates/${ratePlanId}`, { token: user.access });
       expect(one.body.fees.credit1.Visa.percentage).toBe('3.09');
@@ -151,7 +179,12 @@ describe('plans', () => {
     it('requires every field and an existing rate plan', async () => {
       const missing = await createSplitPlan({});
       expect(missing.status).toBe(400);
-      expect(Object.keys(missing.body.errors).sort()).toEqual(['name', 'rate_plan', 'split_details', 'split_details_online']);
+      expect(Object.keys(missing.body.errors).sort()).toEqual([
+        'name',
+        'rate_plan',
+        'split_details',
+        'split_details_online',
+      ]);
       const unknown = await createSplitPlan({
         name: 'x',
         rate_plan: '7d7e1b6c-55b1-4d6c-9a1a-0e4bfe5a2a11',
@@ -160,7 +193,12 @@ describe('plans', () => {
       });
       expect(unknown.status).toBe(400);
       expect(unknown.body.code).toBe('rate_plan_not_found');
-      const notString = await createSplitPlan({ name: 'x', rate_plan: ratePlanId, split_details: { credit1: {} }, split_details_online: '{}' });
+      const notString = await createSplitPlan({
+        name: 'x',
+        rate_plan: ratePlanId,
+        split_details: { credit1: {} },
+        split_details_online: '{}',
+      });
       expect(notString.body.errors.split_details).toBeDefined();
     });
 
@@ -173,25 +211,45 @@ describe('plans', () => {
       ['a cell summing over 100', '{"credit3": {"Visa": {"A": 60, "B": "40.5"}}}', 'split_details.credit3.Visa'],
       ['a non-object cell', '{"credit3": {"Visa": 10}}', 'split_details.credit3.Visa'],
     ])('refuses %s with 400 and the path', async (_name, document, path) => {
-      const res = await createSplitPlan({ name: 'Bad', rate_plan: ratePlanId, split_details: document, split_details_online: '{}' });
+      const res = await createSplitPlan({
+        name: 'Bad',
+        rate_plan: ratePlanId,
+        split_details: document,
+        split_details_online: '{}',
+      });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('validation_failed');
       expect(Object.keys(res.body.errors)).toEqual([path]);
     });
 
     it('reports problems of both documents, each under its own field', async () => {
-      const res = await createSplitPlan({ name: 'Bad', rate_plan: ratePlanId, split_details: '{"debit2": {}}', split_details_online: '{"credit1": {"Visa": []}}' });
-      expect(Object.keys(res.body.errors).sort()).toEqual(['split_details.debit2', 'split_details_online.credit1.Visa']);
+      const res = await createSplitPlan({
+        name: 'Bad',
+        rate_plan: ratePlanId,
+        split_details: '{"debit2": {}}',
+        split_details_online: '{"credit1": {"Visa": []}}',
+      });
+      expect(Object.keys(res.body.errors).sort()).toEqual([
+        'split_details.debit2',
+        'split_details_online.credit1.Visa',
+      ]);
     });
 
     it('is immutable: PUT, PATCH and DELETE answer 405', async () => {
-      const plan = (await createSplitPlan({ name: 'Fixed', rate_plan: ratePlanId, split_details: '{}', split_details_online: '{}' })).body;
+      const plan = (
+        await createSplitPlan({ name: 'Fixed', rate_plan: ratePlanId, split_details: '{}', split_details_online: '{}' })
+      ).body;
       for (const method of ['PUT', 'PATCH', 'DELETE']) {
-        const res = await t.http.request(method, `/plans/plans/split/${plan.id}/`, { token: superuser.access, body: method === 'DELETE' ? undefined : { name: 'x' } });
+        const res = await t.http.request(method, `/plans/plans/split/${plan.id}/`, {
+          token: superuser.access,
+          body: method === 'DELETE' ? undefined : { name: 'x' },
+        });
         expect(res.status).toBe(405);
         expect(res.headers.get('allow')).toBe('GET');
       }
-      await expect(t.db.query(`UPDATE split_plans SET name = 'x' WHERE id = $1`, [plan.id])).rejects.toThrow(/immutable/);
+      await expect(t.db.query(`UPDATE split_plans SET name = 'x' WHERE id = $1`, [plan.id])).rejects.toThrow(
+        /immutable/,
+      );
     });
 
     it('takes a JWT: no credential 401, an API key 403', async () => {
@@ -205,12 +263,26 @@ describe('plans', () => {
   describe('simulate', () => {
     let planId: string;
     beforeAll(async () => {
-      planId = (await createSplitPlan({ name: 'Sim', rate_plan: ratePlanId, split_details: splitDetails, split_details_online: splitOnline })).body.id;
+      planId = (
+        await createSplitPlan({
+          name: 'Sim',
+          rate_plan: ratePlanId,
+          split_details: splitDetails,
+          split_details_online: splitOnline,
+        })
+      ).body.id;
     });
-    const simulate = (body: Record<string, unknown>) => t.http.post(`/plans/plans/split/${planId}/simulate`, body, { token: user.access });
+    const simulate = (body: Record<string, unknown>) =>
+      t.http.post(`/plans/plans/split/${planId}/simulate`, body, { token: user.access });
 
     it('resolves fee and shares of a card-present credit payment', async () => {
-      const res = await simulate({ amount: '100.00', payment_type: 'credit', installments: 1, card_brand: 'Visa', entry_mode: 'card_present' });
+      const res = await simulate({
+        amount: '100.00',
+        payment_type: 'credit',
+        installments: 1,
+        card_brand: 'Visa',
+        entry_mode: 'card_present',
+      });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         fee: { percentage: '2.99', fixed: '0.50', amount: '3.49' },
@@ -229,7 +301,9 @@ describe('plans', () => {
       const online = await simulate({ amount: '100.00', payment_type: 'credit', card_brand: 'Elo' });
       // Elo credit1 in the sample: 2.99 + 0.30 = 3.29% + 0.50
       expect(online.body.fee).toEqual({ percentage: '3.29', fixed: '0.50', amount: '3.79' });
-      expect(online.body.shares).toEqual([{ label: 'Master', role: 'participant', percentage: '2', amount: '2.00', recipient: null }]);
+      expect(online.body.shares).toEqual([
+        { label: 'Master', role: 'participant', percentage: '2', amount: '2.00', recipient: null },
+      ]);
       const pix = await simulate({ amount: '50.00', payment_type: 'pix', entry_mode: 'card_present' });
       expect(pix.body.fee.amount).toBe('0.50');
       expect(pix.body.shares.map((s: { amount: string }) => s.amount)).toEqual(['0.10']);
@@ -240,7 +314,12 @@ describe('plans', () => {
       const amex = await simulate({ amount: '100.00', payment_type: 'debit', card_brand: 'American Express' });
       // the sample's debit1 has a wildcard: American Express falls back to it
       expect(amex.status).toBe(200);
-      const thirteen = await simulate({ amount: '100.00', payment_type: 'credit', installments: 13, card_brand: 'Visa' });
+      const thirteen = await simulate({
+        amount: '100.00',
+        payment_type: 'credit',
+        installments: 13,
+        card_brand: 'Visa',
+      });
       expect(thirteen.status).toBe(400);
       expect(thirteen.body.code).toBe('payment_method_not_accepted');
       const tiny = await simulate({ amount: '0.10', payment_type: 'credit', card_brand: 'Visa' });
@@ -252,8 +331,19 @@ describe('plans', () => {
       const res = await simulate({ amount: 100, payment_type: 'cash', installments: 0 });
       expect(Object.keys(res.body.errors).sort()).toEqual(['amount', 'installments', 'payment_type']);
       expect((await simulate({ amount: '1.00', payment_type: 'credit' })).body.errors.card_brand).toBeDefined();
-      expect((await simulate({ amount: '1.00', payment_type: 'debit', installments: 2, card_brand: 'Visa' })).body.errors.installments).toBeDefined();
-      expect((await t.http.post('/plans/plans/split/7d7e1b6c-55b1-4d6c-9a1a-0e4bfe5a2a11/simulate', { amount: '1.00', payment_type: 'pix' }, { token: user.access })).status).toBe(404);
+      expect(
+        (await simulate({ amount: '1.00', payment_type: 'debit', installments: 2, card_brand: 'Visa' })).body.errors
+          .installments,
+      ).toBeDefined();
+      expect(
+        (
+          await t.http.post(
+            '/plans/plans/split/7d7e1b6c-55b1-4d6c-9a1a-0e4bfe5a2a11/simulate',
+            { amount: '1.00', payment_type: 'pix' },
+            { token: user.access },
+          )
+        ).status,
+      ).toBe(404);
     });
   });
 
@@ -261,16 +351,32 @@ describe('plans', () => {
     it("sets a seller's rate and split plans; the split plan must distribute the seller's rate plan", async () => {
       const seller = await createSeller(t, superuser);
       const other = (await t.http.get('/plans/plans/rates?search=varejo', { token: user.access })).body.results[0].id;
-      const plan = (await createSplitPlan({ name: 'S', rate_plan: ratePlanId, split_details: '{}', split_details_online: '{}' })).body.id;
+      const plan = (
+        await createSplitPlan({ name: 'S', rate_plan: ratePlanId, split_details: '{}', split_details_online: '{}' })
+      ).body.id;
 
-      const mismatch = await t.http.patch(`/sellers/${seller}`, { rate_plan: other, split_plan: plan }, { token: superuser.access });
+      const mismatch = await t.http.patch(
+        `/sellers/${seller}`,
+        { rate_plan: other, split_plan: plan },
+        { token: superuser.access },
+      );
       expect(mismatch.status).toBe(400);
       expect(mismatch.body.code).toBe('split_plan_rate_plan_mismatch');
-      const ok = await t.http.patch(`/sellers/${seller}`, { rate_plan: ratePlanId, split_plan: plan }, { token: superuser.access });
+      const ok = await t.http.patch(
+        `/sellers/${seller}`,
+        { rate_plan: ratePlanId, split_plan: plan },
+        { token: superuser.access },
+      );
       expect(ok.status).toBe(200);
       expect(ok.body).toMatchObject({ rate_plan: ratePlanId, split_plan: plan });
-      expect((await t.http.patch(`/sellers/${seller}`, { rate_plan: other }, { token: superuser.access })).body.code).toBe('split_plan_rate_plan_mismatch');
-      const unknown = await t.http.patch(`/sellers/${seller}`, { split_plan: '7d7e1b6c-55b1-4d6c-9a1a-0e4bfe5a2a11' }, { token: superuser.access });
+      expect(
+        (await t.http.patch(`/sellers/${seller}`, { rate_plan: other }, { token: superuser.access })).body.code,
+      ).toBe('split_plan_rate_plan_mismatch');
+      const unknown = await t.http.patch(
+        `/sellers/${seller}`,
+        { split_plan: '7d7e1b6c-55b1-4d6c-9a1a-0e4bfe5a2a11' },
+        { token: superuser.access },
+      );
       expect(unknown.body.code).toBe('split_plan_not_found');
       const cleared = await t.http.patch(`/sellers/${seller}`, { split_plan: null }, { token: superuser.access });
       expect(cleared.body.split_plan).toBeNull();

@@ -25,13 +25,22 @@ describe('seed:demo', () => {
       developer_account: first.developerId,
       split_participants: first.subaccounts,
     });
-    const list = await t.http.get(`/unified/accounts/sellers/${first.sellerId}/transactions?limit=100`, { token: access });
+    const list = await t.http.get(`/unified/accounts/sellers/${first.sellerId}/transactions?limit=100`, {
+      token: access,
+    });
     expect(list.body.results).toHaveLength(first.transactionsCreated);
-    expect(new Set(list.body.results.map((x: { payment_type: string }) => x.payment_type))).toEqual(new Set(['credit', 'debit', 'pix', 'boleto']));
-    expect(new Set(list.body.results.map((x: { status: string }) => x.status))).toEqual(new Set(['approved', 'declined', 'pending']));
+    expect(new Set(list.body.results.map((x: { payment_type: string }) => x.payment_type))).toEqual(
+      new Set(['credit', 'debit', 'pix', 'boleto']),
+    );
+    expect(new Set(list.body.results.map((x: { status: string }) => x.status))).toEqual(
+      new Set(['approved', 'declined', 'pending']),
+    );
     expect((await t.db.query(`SELECT count(*)::int AS n FROM sellers`)).rows[0].n).toBe(2);
 
-    const agent = await t.http.get(`/uniconta/seller/${first.sellerId}/virtualaccounts/${first.subaccounts.Agente}/postings`, { token: access });
+    const agent = await t.http.get(
+      `/uniconta/seller/${first.sellerId}/virtualaccounts/${first.subaccounts.Agente}/postings`,
+      { token: access },
+    );
     expect(agent.body.results.map((p: { type: string; balance_after: string }) => [p.type, p.balance_after])).toEqual([
       ['transfer_in', '550.00'],
       ['deposit', '300.00'],

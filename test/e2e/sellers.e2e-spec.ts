@@ -15,34 +15,65 @@ describe('sellers', () => {
   it('creates a seller with a CPF or CNPJ whose check digits are right, stored as digits', async () => {
     const cnpj = validCnpj();
     const formatted = `${cnpj.slice(0, 2)}.${cnpj.slice(2, 5)}.${cnpj.slice(5, 8)}/${cnpj.slice(8, 12)}-${cnpj.slice(12)}`;
-    const res = await t.http.post('/sellers', { name: 'Loja', document: formatted, email: 'Loja@Example.com' }, { token: superuser.access });
+    const res = await t.http.post(
+      '/sellers',
+      { name: 'Loja', document: formatted, email: 'Loja@Example.com' },
+      { token: superuser.access },
+    );
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ name: 'Loja', document: cnpj, document_type: 'cnpj', email: 'loja@example.com', developer_account: null, split_participants: {} });
-    const cpf = await t.http.post('/sellers', { name: 'Pessoa', document: '529.982.247-25', email: 'p@example.com' }, { token: superuser.access });
+    expect(res.body).toMatchObject({
+      name: 'Loja',
+      document: cnpj,
+      document_type: 'cnpj',
+      email: 'loja@example.com',
+      developer_account: null,
+      split_participants: {},
+    });
+    const cpf = await t.http.post(
+      '/sellers',
+      { name: 'Pessoa', document: '529.982.247-25', email: 'p@example.com' },
+      { token: superuser.access },
+    );
     expect(cpf.body).toMatchObject({ document: '52998224725', document_type: 'cpf' });
 
-    const duplicate = await t.http.post('/sellers', { name: 'Again', document: cnpj, email: 'a@example.com' }, { token: superuser.access });
+    const duplicate = await t.http.post(
+      '/sellers',
+      { name: 'Again', document: cnpj, email: 'a@example.com' },
+      { token: superuser.access },
+    );
     expect(duplicate.status).toBe(409);
     expect(duplicate.body.code).toBe('seller_exists');
   });
 
-  it.each(['52998224724', '11111111111', '1122233300018', '12345678000100', 'abc'])('refuses the document %s', async (document) => {
-    const res = await t.http.post('/sellers', { name: 'X', document, email: 'x@example.com' }, { token: superuser.access });
-    expect(res.status).toBe(400);
-    expect(res.body.errors.document).toBeDefined();
-  });
+  it.each(['52998224724', '11111111111', '1122233300018', '12345678000100', 'abc'])(
+    'refuses the document %s',
+    async (document) => {
+      const res = await t.http.post(
+        '/sellers',
+        { name: 'X', document, email: 'x@example.com' },
+        { token: superuser.access },
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.errors.document).toBeDefined();
+    },
+  );
 
   it('edits name, e-mail, developer account and split participants, which must be existing unified accounts', async () => {
     const seller = await createSeller(t, superuser);
     const partner = await createSeller(t, superuser, 'Master');
-    const sub = (await t.http.post(`/sellers/${seller}/subaccounts`, { name: 'Agente' }, { token: superuser.access })).body.id;
+    const sub = (await t.http.post(`/sellers/${seller}/subaccounts`, { name: 'Agente' }, { token: superuser.access }))
+      .body.id;
     const res = await t.http.patch(
       `/sellers/${seller}`,
       { name: 'Renamed', developer_account: partner, split_participants: { Master: partner, Agente: sub } },
       { token: superuser.access },
     );
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ name: 'Renamed', developer_account: partner, split_participants: { Master: partner, Agente: sub } });
+    expect(res.body).toMatchObject({
+      name: 'Renamed',
+      developer_account: partner,
+      split_participants: { Master: partner, Agente: sub },
+    });
 
     const unknown = '3b0c3f1e-0d1a-4d7a-9b4e-6a6f1f0e2c33';
     const bad = await t.http.patch(
@@ -52,25 +83,42 @@ describe('sellers', () => {
     );
     expect(bad.status).toBe(400);
     expect(Object.keys(bad.body.errors).sort()).toEqual(['split_participants.Agente']);
-    const bad2 = await t.http.patch(`/sellers/${seller}`, { developer_account: unknown, split_participants: { Master: unknown } }, { token: superuser.access });
+    const bad2 = await t.http.patch(
+      `/sellers/${seller}`,
+      { developer_account: unknown, split_participants: { Master: unknown } },
+      { token: superuser.access },
+    );
     expect(Object.keys(bad2.body.errors).sort()).toEqual(['developer_account', 'split_participants.Master']);
     const cleared = await t.http.patch(`/sellers/${seller}`, { developer_account: null }, { token: superuser.access });
     expect(cleared.body.developer_account).toBeNull();
-    expect((await t.http.patch(`/sellers/${seller}`, { document: '52998224725' }, { token: superuser.access })).status).toBe(400);
+    expect(
+      (await t.http.patch(`/sellers/${seller}`, { document: '52998224725' }, { token: superuser.access })).status,
+    ).toBe(400);
     expect((await t.http.patch(`/sellers/${seller}`, { name: null }, { token: superuser.access })).status).toBe(400);
   });
 
   it('creates and lists sub-accounts of the seller only', async () => {
     const seller = await createSeller(t, superuser);
     const other = await createSeller(t, superuser);
-    const created = await t.http.post(`/sellers/${seller}/subaccounts`, { name: 'Filial' }, { token: superuser.access });
+    const created = await t.http.post(
+      `/sellers/${seller}/subaccounts`,
+      { name: 'Filial' },
+      { token: superuser.access },
+    );
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ id: expect.any(String), seller, name: 'Filial', created_at: expect.any(String) });
+    expect(created.body).toMatchObject({
+      id: expect.any(String),
+      seller,
+      name: 'Filial',
+      created_at: expect.any(String),
+    });
     expect(created.body).toHaveProperty('virtual_account');
     await t.http.post(`/sellers/${other}/subaccounts`, { name: 'Outra' }, { token: superuser.access });
     const list = await t.http.get(`/sellers/${seller}/subaccounts`, { token: superuser.access });
     expect(list.body.results.map((s: { name: string }) => s.name)).toEqual(['Filial']);
-    expect((await t.http.post(`/sellers/${seller}/subaccounts`, { name: '' }, { token: superuser.access })).status).toBe(400);
+    expect(
+      (await t.http.post(`/sellers/${seller}/subaccounts`, { name: '' }, { token: superuser.access })).status,
+    ).toBe(400);
   });
 
   it('grants, lists, changes and revokes accesses; the permissions take effect at once', async () => {
@@ -80,19 +128,33 @@ describe('sellers', () => {
     const clerk = await createUser(t);
 
     expect((await t.http.get(`/sellers/${seller}`, { token: clerk.access })).status).toBe(404);
-    const granted = await t.http.post(`/sellers/${seller}/accesses`, { email: clerk.email.toUpperCase(), permissions: ['transactions.view'] }, { token: manager.access });
+    const granted = await t.http.post(
+      `/sellers/${seller}/accesses`,
+      { email: clerk.email.toUpperCase(), permissions: ['transactions.view'] },
+      { token: manager.access },
+    );
     expect(granted.status).toBe(201);
     expect(granted.body).toMatchObject({ seller, user: clerk.id, permissions: ['transactions.view'] });
     expect((await t.http.get(`/sellers/${seller}`, { token: clerk.access })).status).toBe(200);
     expect((await t.http.patch(`/sellers/${seller}`, { name: 'x' }, { token: clerk.access })).status).toBe(403);
 
-    const again = await t.http.post(`/sellers/${seller}/accesses`, { user: clerk.id, permissions: [] }, { token: manager.access });
+    const again = await t.http.post(
+      `/sellers/${seller}/accesses`,
+      { user: clerk.id, permissions: [] },
+      { token: manager.access },
+    );
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('access_exists');
 
-    const changed = await t.http.patch(`/sellers/${seller}/accesses/${granted.body.id}`, { permissions: ['seller.manage'] }, { token: manager.access });
+    const changed = await t.http.patch(
+      `/sellers/${seller}/accesses/${granted.body.id}`,
+      { permissions: ['seller.manage'] },
+      { token: manager.access },
+    );
     expect(changed.body.permissions).toEqual(['seller.manage']);
-    expect((await t.http.patch(`/sellers/${seller}`, { name: 'Now allowed' }, { token: clerk.access })).status).toBe(200);
+    expect((await t.http.patch(`/sellers/${seller}`, { name: 'Now allowed' }, { token: clerk.access })).status).toBe(
+      200,
+    );
 
     const me = await t.http.get('/user/me', { token: clerk.access });
     expect(me.body.accesses).toEqual([{ seller, permissions: ['seller.manage'] }]);
@@ -100,23 +162,47 @@ describe('sellers', () => {
     const list = await t.http.get(`/sellers/${seller}/accesses`, { token: manager.access });
     expect(list.body.results).toHaveLength(2);
 
-    expect((await t.http.delete(`/sellers/${seller}/accesses/${granted.body.id}`, { token: manager.access })).status).toBe(204);
+    expect(
+      (await t.http.delete(`/sellers/${seller}/accesses/${granted.body.id}`, { token: manager.access })).status,
+    ).toBe(204);
     expect((await t.http.get(`/sellers/${seller}`, { token: clerk.access })).status).toBe(404);
-    expect((await t.http.delete(`/sellers/${seller}/accesses/${granted.body.id}`, { token: manager.access })).status).toBe(404);
+    expect(
+      (await t.http.delete(`/sellers/${seller}/accesses/${granted.body.id}`, { token: manager.access })).status,
+    ).toBe(404);
   });
 
   it('validates access grants: one of user or email, known user, known permission codes', async () => {
     const seller = await createSeller(t, superuser);
     const user = await createUser(t);
-    const both = await t.http.post(`/sellers/${seller}/accesses`, { user: user.id, email: user.email, permissions: [] }, { token: superuser.access });
+    const both = await t.http.post(
+      `/sellers/${seller}/accesses`,
+      { user: user.id, email: user.email, permissions: [] },
+      { token: superuser.access },
+    );
     expect(both.status).toBe(400);
-    const unknown = await t.http.post(`/sellers/${seller}/accesses`, { email: 'ghost@example.com', permissions: [] }, { token: superuser.access });
+    const unknown = await t.http.post(
+      `/sellers/${seller}/accesses`,
+      { email: 'ghost@example.com', permissions: [] },
+      { token: superuser.access },
+    );
     expect(unknown.body.errors.email).toEqual(['must name an existing user']);
-    const nullUser = await t.http.post(`/sellers/${seller}/accesses`, { user: null, permissions: [] }, { token: superuser.access });
+    const nullUser = await t.http.post(
+      `/sellers/${seller}/accesses`,
+      { user: null, permissions: [] },
+      { token: superuser.access },
+    );
     expect(nullUser.status).toBe(400);
-    const nullEmail = await t.http.post(`/sellers/${seller}/accesses`, { email: null, permissions: [] }, { token: superuser.access });
+    const nullEmail = await t.http.post(
+      `/sellers/${seller}/accesses`,
+      { email: null, permissions: [] },
+      { token: superuser.access },
+    );
     expect(nullEmail.status).toBe(400);
-    const badCode = await t.http.post(`/sellers/${seller}/accesses`, { user: user.id, permissions: ['everything'] }, { token: superuser.access });
+    const badCode = await t.http.post(
+      `/sellers/${seller}/accesses`,
+      { user: user.id, permissions: ['everything'] },
+      { token: superuser.access },
+    );
     expect(badCode.status).toBe(400);
     expect(badCode.body.errors.permissions).toBeDefined();
   });
@@ -125,7 +211,9 @@ describe('sellers', () => {
     const a = await createSeller(t, superuser);
     const b = await createSeller(t, superuser);
     const entry = await grant(t, superuser, b, await createUser(t), ['transactions.view']);
-    expect((await t.http.patch(`/sellers/${a}/accesses/${entry}`, { permissions: [] }, { token: superuser.access })).status).toBe(404);
+    expect(
+      (await t.http.patch(`/sellers/${a}/accesses/${entry}`, { permissions: [] }, { token: superuser.access })).status,
+    ).toBe(404);
     expect((await t.http.delete(`/sellers/${a}/accesses/${entry}`, { token: superuser.access })).status).toBe(404);
   });
 });

@@ -14,16 +14,29 @@ describe('users and sessions', () => {
 
   describe('register', () => {
     it('creates a user with an argon2id password hash and never returns the password', async () => {
-      const res = await t.http.post('/user/register', { email: 'Ana@Example.com', password: 'long enough pw', name: 'Ana' });
+      const res = await t.http.post('/user/register', {
+        email: 'Ana@Example.com',
+        password: 'long enough pw',
+        name: 'Ana',
+      });
       expect(res.status).toBe(201);
-      expect(res.body).toEqual({ id: expect.any(String), email: 'ana@example.com', name: 'Ana', created_at: expect.any(String) });
+      expect(res.body).toEqual({
+        id: expect.any(String),
+        email: 'ana@example.com',
+        name: 'Ana',
+        created_at: expect.any(String),
+      });
       const { rows } = await t.db.query('SELECT password_hash FROM users WHERE id = $1', [res.body.id]);
       expect(rows[0].password_hash).toMatch(/^\$argon2id\$/);
     });
 
     it('answers 409 email_taken for an e-mail in use, whatever its case', async () => {
       await t.http.post('/user/register', { email: 'bia@example.com', password: 'long enough pw', name: 'Bia' });
-      const res = await t.http.post('/user/register', { email: 'BIA@example.com', password: 'another pw 123', name: 'Bia 2' });
+      const res = await t.http.post('/user/register', {
+        email: 'BIA@example.com',
+        password: 'another pw 123',
+        name: 'Bia 2',
+      });
       expect(res.status).toBe(409);
       expect(res.body.code).toBe('email_taken');
     });
@@ -32,7 +45,11 @@ describe('users and sessions', () => {
       const res = await t.http.post('/user/register', { email: 'nope', password: 'short', name: '' });
       expect(res.status).toBe(400);
       expect(Object.keys(res.body.errors).sort()).toEqual(['email', 'name', 'password']);
-      const long = await t.http.post('/user/register', { email: 'x@example.com', password: 'x'.repeat(129), name: 'X' });
+      const long = await t.http.post('/user/register', {
+        email: 'x@example.com',
+        password: 'x'.repeat(129),
+        name: 'X',
+      });
       expect(long.body.errors.password).toEqual(['must be 8 to 128 characters']);
     });
   });
@@ -44,8 +61,14 @@ describe('users and sessions', () => {
       expect(res.status).toBe(200);
       expect(res.body.access_token_renew_interval).toBe(86_400);
       const secret = new TextEncoder().encode(TEST_JWT_SECRET);
-      const access = await jwtVerify(res.body.access, secret, { issuer: 'seller-payments', audience: 'seller-payments-api' });
-      const refresh = await jwtVerify(res.body.refresh, secret, { issuer: 'seller-payments', audience: 'seller-payments-api' });
+      const access = await jwtVerify(res.body.access, secret, {
+        issuer: 'seller-payments',
+        audience: 'seller-payments-api',
+      });
+      const refresh = await jwtVerify(res.body.refresh, secret, {
+        issuer: 'seller-payments',
+        audience: 'seller-payments-api',
+      });
       expect(access.protectedHeader.alg).toBe('HS256');
       expect(access.payload).toMatchObject({ sub: user.id, typ: 'access', ver: 0 });
       expect(refresh.payload).toMatchObject({ sub: user.id, typ: 'refresh', ver: 0 });
@@ -68,7 +91,8 @@ describe('users and sessions', () => {
     it('limits attempts to 10 a minute per address and e-mail, with Retry-After', async () => {
       const email = 'target@example.com';
       const statuses: number[] = [];
-      for (let i = 0; i < 11; i++) statuses.push((await t.http.post('/user/login', { email, password: 'guess-' + i })).status);
+      for (let i = 0; i < 11; i++)
+        statuses.push((await t.http.post('/user/login', { email, password: 'guess-' + i })).status);
       expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
       const limited = await t.http.post('/user/login', { email, password: 'guess' });
       expect(limited.status).toBe(429);
@@ -110,13 +134,16 @@ describe('users and sessions', () => {
     });
   });
 
-  describe('create-superuser (the CLI command\'s service)', () => {
+  describe("create-superuser (the CLI command's service)", () => {
     it('creates a superuser, or promotes an existing user and sets the password', async () => {
       const users = t.app.get(UsersService);
       const created = await users.createOrPromoteSuperuser('Root@Example.com', 'root password 1', 'Root');
       expect(created.created).toBe(true);
       const session = await login(t, 'root@example.com', 'root password 1');
-      expect((await t.http.get('/user/me', { token: session.access })).body).toMatchObject({ is_superuser: true, name: 'Root' });
+      expect((await t.http.get('/user/me', { token: session.access })).body).toMatchObject({
+        is_superuser: true,
+        name: 'Root',
+      });
 
       const plain = await createUser(t);
       const promoted = await users.createOrPromoteSuperuser(plain.email, 'new root password');
@@ -133,7 +160,13 @@ describe('users and sessions', () => {
     it('shows the user and their accesses', async () => {
       const user = await createUser(t);
       const res = await t.http.get('/user/me', { token: user.access });
-      expect(res.body).toEqual({ id: user.id, email: user.email, name: 'Test User', is_superuser: false, accesses: [] });
+      expect(res.body).toEqual({
+        id: user.id,
+        email: user.email,
+        name: 'Test User',
+        is_superuser: false,
+        accesses: [],
+      });
     });
   });
 
@@ -161,12 +194,21 @@ describe('users and sessions', () => {
       const a = await createUser(t, { superuser: true });
       const b = await createUser(t, { superuser: true });
       const body = { name: 'Same body', document: validCnpj(), email: 'x@example.com' };
-      const first = await t.http.post('/sellers', body, { token: a.access, headers: { 'idempotency-key': 'shared-key' } });
+      const first = await t.http.post('/sellers', body, {
+        token: a.access,
+        headers: { 'idempotency-key': 'shared-key' },
+      });
       expect(first.status).toBe(201);
-      const replay = await t.http.post('/sellers', body, { token: a.access, headers: { 'idempotency-key': 'shared-key' } });
+      const replay = await t.http.post('/sellers', body, {
+        token: a.access,
+        headers: { 'idempotency-key': 'shared-key' },
+      });
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
       expect(replay.body.id).toBe(first.body.id);
-      const other = await t.http.post('/sellers', body, { token: b.access, headers: { 'idempotency-key': 'shared-key' } });
+      const other = await t.http.post('/sellers', body, {
+        token: b.access,
+        headers: { 'idempotency-key': 'shared-key' },
+      });
       expect(other.headers.get('idempotent-replayed')).toBeNull();
       expect(other.status).toBe(409); // acted for b: the same document exists
       expect(other.body.code).toBe('seller_exists');

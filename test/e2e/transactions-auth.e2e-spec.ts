@@ -22,13 +22,32 @@ describe('auth matrix: unified transactions', () => {
 
   const base = () => `/unified/accounts/sellers/${w.sellerA}/transactions`;
   const charge = async (paymentType: 'credit' | 'pix' = 'credit') => {
-    const body = paymentType === 'credit' ? { amount: '100.00', payment_type: 'credit', card: CARDS.visa } : { amount: '50.00', payment_type: 'pix' };
+    const body =
+      paymentType === 'credit'
+        ? { amount: '100.00', payment_type: 'credit', card: CARDS.visa }
+        : { amount: '50.00', payment_type: 'pix' };
     const res = await t.http.post(base(), body, { token: w.superuser.access });
     if (res.status !== 201) throw new Error(`charge: ${res.text}`);
     return res.body.id as string;
   };
-  const reads = (ok: number) => ({ ...UNAUTHENTICATED, noAccess: 404, noPermission: 403, permitted: ok, superuser: ok, apiKey: ok, otherSellerKey: 404 });
-  const writes = (ok: number) => ({ ...UNAUTHENTICATED, noAccess: 404, noPermission: 403, permitted: ok, superuser: ok, apiKey: 403, otherSellerKey: 403 });
+  const reads = (ok: number) => ({
+    ...UNAUTHENTICATED,
+    noAccess: 404,
+    noPermission: 403,
+    permitted: ok,
+    superuser: ok,
+    apiKey: ok,
+    otherSellerKey: 404,
+  });
+  const writes = (ok: number) => ({
+    ...UNAUTHENTICATED,
+    noAccess: 404,
+    noPermission: 403,
+    permitted: ok,
+    superuser: ok,
+    apiKey: 403,
+    otherSellerKey: 403,
+  });
 
   const routes: Record<string, RouteCase> = {
     'POST /unified/accounts/sellers/{sellers_pk}/transactions': {
@@ -36,7 +55,11 @@ describe('auth matrix: unified transactions', () => {
       request: () => ({ path: base(), body: { amount: '10.00', payment_type: 'credit', card: CARDS.visa } }),
       expect: writes(201),
     },
-    'GET /unified/accounts/sellers/{sellers_pk}/transactions': { method: 'GET', request: () => ({ path: base() }), expect: reads(200) },
+    'GET /unified/accounts/sellers/{sellers_pk}/transactions': {
+      method: 'GET',
+      request: () => ({ path: base() }),
+      expect: reads(200),
+    },
     'GET /unified/accounts/sellers/{sellers_pk}/transactions/{id}': {
       method: 'GET',
       request: async () => ({ path: `${base()}/${await charge()}` }),
@@ -49,14 +72,21 @@ describe('auth matrix: unified transactions', () => {
     },
     'POST /unified/accounts/sellers/{sellers_pk}/transactions/{id}/split': {
       method: 'POST',
-      request: async () => ({ path: `${base()}/${await charge()}/split`, body: { recipient: w.sellerB, amount: '1.00', amount_type: 'fixed' } }),
+      request: async () => ({
+        path: `${base()}/${await charge()}/split`,
+        body: { recipient: w.sellerB, amount: '1.00', amount_type: 'fixed' },
+      }),
       expect: writes(201),
     },
     'DELETE /unified/accounts/sellers/{sellers_pk}/transactions/{id}/split/{split_pk}': {
       method: 'DELETE',
       request: async () => {
         const id = await charge();
-        const rule = await t.http.post(`${base()}/${id}/split`, { recipient: w.sellerB, amount: '1.00', amount_type: 'fixed' }, { token: w.superuser.access });
+        const rule = await t.http.post(
+          `${base()}/${id}/split`,
+          { recipient: w.sellerB, amount: '1.00', amount_type: 'fixed' },
+          { token: w.superuser.access },
+        );
         return { path: `${base()}/${id}/split/${rule.body.id}` };
       },
       expect: writes(204),
@@ -77,15 +107,25 @@ describe('auth matrix: unified transactions', () => {
 
   it("answers 404 for another seller's transaction through this seller's path, even to a superuser", async () => {
     const other = await payingSeller(t, w.superuser);
-    const res = await t.http.post(`/unified/accounts/sellers/${other.sellerId}/transactions`, { amount: '5.00', payment_type: 'credit', card: CARDS.visa }, { token: w.superuser.access });
+    const res = await t.http.post(
+      `/unified/accounts/sellers/${other.sellerId}/transactions`,
+      { amount: '5.00', payment_type: 'credit', card: CARDS.visa },
+      { token: w.superuser.access },
+    );
     const foreign = res.body.id;
     for (const path of [`${base()}/${foreign}`]) {
       expect((await t.http.get(path, { token: w.superuser.access })).status).toBe(404);
       expect((await t.http.get(path, { token: w.callers.apiKey })).status).toBe(404);
     }
     expect((await t.http.post(`${base()}/${foreign}/void`, {}, { token: w.superuser.access })).status).toBe(404);
-    const pending = await t.http.post(`/unified/accounts/sellers/${other.sellerId}/transactions`, { amount: '5.00', payment_type: 'pix' }, { token: w.superuser.access });
-    const confirm = await t.http.post(`/sandbox/transactions/${pending.body.id}/confirm`, undefined, { token: w.permittedUser.access });
+    const pending = await t.http.post(
+      `/unified/accounts/sellers/${other.sellerId}/transactions`,
+      { amount: '5.00', payment_type: 'pix' },
+      { token: w.superuser.access },
+    );
+    const confirm = await t.http.post(`/sandbox/transactions/${pending.body.id}/confirm`, undefined, {
+      token: w.permittedUser.access,
+    });
     expect(confirm.status).toBe(404);
     expect(confirm.body.code).toBe('transaction_not_found');
     const list = await t.http.get(`${base()}?limit=100`, { token: w.callers.apiKey });

@@ -11,9 +11,11 @@ describe('unified transactions', () => {
   let s: PayingSeller;
   const logs = new LogCapture();
   const base = () => `/unified/accounts/sellers/${s.sellerId}/transactions`;
-  const post = (body: unknown, headers: Record<string, string> = {}) => t.http.post(base(), body, { token: superuser.access, headers });
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    t.http.post(base(), body, { token: superuser.access, headers });
   const events = async (type: string, transactionId: string) =>
-    (await t.db.query(`SELECT data FROM outbox_events WHERE type = $1 AND data->>'id' = $2`, [type, transactionId])).rows;
+    (await t.db.query(`SELECT data FROM outbox_events WHERE type = $1 AND data->>'id' = $2`, [type, transactionId]))
+      .rows;
 
   beforeAll(async () => {
     t = await startTestApp({
@@ -73,32 +75,50 @@ describe('unified transactions', () => {
         void_reason: null,
       });
       expect(res.body.approved_at).toEqual(expect.any(String));
-      expect((await events('transaction.created', res.body.id))).toHaveLength(1);
-      expect((await events('transaction.approved', res.body.id))).toHaveLength(1);
+      expect(await events('transaction.created', res.body.id)).toHaveLength(1);
+      expect(await events('transaction.approved', res.body.id)).toHaveLength(1);
     });
 
     it('records a declined charge: 201 with status declined and the reason', async () => {
       const res = await post({ amount: '20.00', payment_type: 'credit', card: CARDS.declined });
       expect(res.status).toBe(201);
-      expect(res.body).toMatchObject({ status: 'declined', decline_reason: 'card_declined', approved_at: null, card_last4: '0002' });
-      expect((await events('transaction.declined', res.body.id))).toHaveLength(1);
-      expect((await events('transaction.approved', res.body.id))).toHaveLength(0);
+      expect(res.body).toMatchObject({
+        status: 'declined',
+        decline_reason: 'card_declined',
+        approved_at: null,
+        card_last4: '0002',
+      });
+      expect(await events('transaction.declined', res.body.id)).toHaveLength(1);
+      expect(await events('transaction.approved', res.body.id)).toHaveLength(0);
     });
 
     it('keeps pix pending with a QR code until the sandbox confirms it', async () => {
       const res = await post({ amount: '50.00', payment_type: 'pix' });
       expect(res.status).toBe(201);
-      expect(res.body).toMatchObject({ status: 'pending', payment_type: 'pix', card_brand: null, card_last4: null, entry_mode: 'online' });
-      expect(res.body.pix).toEqual({ qr_code: expect.stringContaining('BR.GOV.BCB.PIX'), expires_at: expect.any(String) });
+      expect(res.body).toMatchObject({
+        status: 'pending',
+        payment_type: 'pix',
+        card_brand: null,
+        card_last4: null,
+        entry_mode: 'online',
+      });
+      expect(res.body.pix).toEqual({
+        qr_code: expect.stringContaining('BR.GOV.BCB.PIX'),
+        expires_at: expect.any(String),
+      });
       expect(res.body.pix.qr_code).toContain('540550.00');
       expect(res.body.fees.amount).toBe('0.50');
       expect(res.body.split.shares.map((x: { amount: string }) => x.amount)).toEqual(['0.10']);
 
-      const confirmed = await t.http.post(`/sandbox/transactions/${res.body.id}/confirm`, undefined, { token: superuser.access });
+      const confirmed = await t.http.post(`/sandbox/transactions/${res.body.id}/confirm`, undefined, {
+        token: superuser.access,
+      });
       expect(confirmed.status).toBe(200);
       expect(confirmed.body).toMatchObject({ id: res.body.id, status: 'approved', approved_at: expect.any(String) });
-      expect((await events('transaction.approved', res.body.id))).toHaveLength(1);
-      const again = await t.http.post(`/sandbox/transactions/${res.body.id}/confirm`, undefined, { token: superuser.access });
+      expect(await events('transaction.approved', res.body.id)).toHaveLength(1);
+      const again = await t.http.post(`/sandbox/transactions/${res.body.id}/confirm`, undefined, {
+        token: superuser.access,
+      });
       expect(again.status).toBe(409);
       expect(again.body.code).toBe('invalid_state');
     });
@@ -107,7 +127,11 @@ describe('unified transactions', () => {
       const missing = await post({ amount: '80.00', payment_type: 'boleto' });
       expect(missing.status).toBe(400);
       expect(Object.keys(missing.body.errors).sort()).toEqual(['customer.document', 'customer.name']);
-      const res = await post({ amount: '80.00', payment_type: 'boleto', customer: { name: 'Ana', document: '52998224725' } });
+      const res = await post({
+        amount: '80.00',
+        payment_type: 'boleto',
+        customer: { name: 'Ana', document: '52998224725' },
+      });
       expect(res.status).toBe(201);
       expect(res.body.status).toBe('pending');
       expect(res.body.boleto.digitable_line).toMatch(/^\d{47}$/);
@@ -140,13 +164,23 @@ describe('unified transactions', () => {
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('payment_method_not_accepted');
       const bare = await createSeller(t, superuser, 'No plans');
-      const refused = await t.http.post(`/unified/accounts/sellers/${bare}/transactions`, { amount: '1.00', payment_type: 'pix' }, { token: superuser.access });
+      const refused = await t.http.post(
+        `/unified/accounts/sellers/${bare}/transactions`,
+        { amount: '1.00', payment_type: 'pix' },
+        { token: superuser.access },
+      );
       expect(refused.status).toBe(400);
       expect(refused.body.code).toBe('seller_has_no_rate_plan');
     });
 
     it('never writes the card number or CVV to the database or the logs', async () => {
-      const card = { number: '5555555555554444', holder_name: 'CARD HOLDER', exp_month: 11, exp_year: 2032, cvv: '8642' };
+      const card = {
+        number: '5555555555554444',
+        holder_name: 'CARD HOLDER',
+        exp_month: 11,
+        exp_year: 2032,
+        cvv: '8642',
+      };
       const res = await post({ amount: '12.34', payment_type: 'credit', card }, { 'idempotency-key': 'card-secrecy' });
       expect(res.status).toBe(201);
       const everything: string[] = [];
@@ -155,7 +189,9 @@ describe('unified transactions', () => {
          WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')`,
       );
       for (const { table_schema, table_name } of tables.rows) {
-        const { rows } = await t.db.query(`SELECT coalesce(string_agg(row_to_json(x)::text, ' '), '') AS text FROM "${table_schema}"."${table_name}" x`);
+        const { rows } = await t.db.query(
+          `SELECT coalesce(string_agg(row_to_json(x)::text, ' '), '') AS text FROM "${table_schema}"."${table_name}" x`,
+        );
         everything.push(rows[0].text);
       }
       const database = everything.join(' ');
@@ -174,16 +210,20 @@ describe('unified transactions', () => {
       const card = (await post({ amount: '15.00', payment_type: 'credit', card: CARDS.visa })).body;
       const pix = (await post({ amount: '15.00', payment_type: 'pix' })).body;
       // as if the process had died between the processor's answer and its recording
-      await t.db.query(`UPDATE transactions SET status = 'pending', approved_at = NULL, created_at = now() - interval '11 minutes' WHERE id = ANY($1)`, [
-        [card.id, pix.id],
-      ]);
+      await t.db.query(
+        `UPDATE transactions SET status = 'pending', approved_at = NULL, created_at = now() - interval '11 minutes' WHERE id = ANY($1)`,
+        [[card.id, pix.id]],
+      );
       const reconciled = await t.app.get(TransactionsService).reconcileInterrupted();
       expect(reconciled).toBeGreaterThanOrEqual(1);
       const after = await t.http.get(`${base()}/${card.id}`, { token: superuser.access });
       expect(after.body).toMatchObject({ status: 'voided', void_reason: 'charge_interrupted' });
       expect((await t.http.get(`${base()}/${pix.id}`, { token: superuser.access })).body.status).toBe('pending');
       expect(await events('transaction.voided', card.id)).toHaveLength(1);
-      const jobs = await t.db.query(`SELECT data FROM pgboss.job WHERE name = 'transactions.processor-void' AND data->>'transactionId' = $1`, [card.id]);
+      const jobs = await t.db.query(
+        `SELECT data FROM pgboss.job WHERE name = 'transactions.processor-void' AND data->>'transactionId' = $1`,
+        [card.id],
+      );
       expect(jobs.rows).toHaveLength(1);
       expect(await t.app.get(TransactionsService).reconcileInterrupted()).toBe(0);
     });
@@ -220,9 +260,13 @@ describe('unified transactions', () => {
       const a = (await make({ amount: '10.00', payment_type: 'credit', card: CARDS.visa })).body;
       const b = (await make({ amount: '20.00', payment_type: 'pix' })).body;
       const c = (await make({ amount: '30.00', payment_type: 'credit', card: CARDS.declined })).body;
-      const d = (await make({ amount: '40.00', payment_type: 'credit', card: CARDS.mastercard, entry_mode: 'card_present' })).body;
+      const d = (
+        await make({ amount: '40.00', payment_type: 'credit', card: CARDS.mastercard, entry_mode: 'card_present' })
+      ).body;
       const ids = async (query: string) =>
-        (await t.http.get(`${path}?${query}`, { token: superuser.access })).body.results.map((x: { id: string }) => x.id);
+        (await t.http.get(`${path}?${query}`, { token: superuser.access })).body.results.map(
+          (x: { id: string }) => x.id,
+        );
 
       expect(await ids('')).toEqual([d.id, c.id, b.id, a.id]);
       expect(await ids('ordering=created_at')).toEqual([a.id, b.id, c.id, d.id]);
@@ -233,7 +277,11 @@ describe('unified transactions', () => {
       expect(await ids('entry_mode=card_present')).toEqual([d.id]);
       expect(await ids('source=api&amount_min=20.00&amount_max=30')).toEqual([c.id, b.id]);
       expect(await ids('reference=nope')).toEqual([]);
-      expect(await ids(`created_after=${encodeURIComponent(a.created_at)}&created_before=${encodeURIComponent(d.created_at)}`)).toEqual([c.id, b.id, a.id]);
+      expect(
+        await ids(
+          `created_after=${encodeURIComponent(a.created_at)}&created_before=${encodeURIComponent(d.created_at)}`,
+        ),
+      ).toEqual([c.id, b.id, a.id]);
 
       const first = await t.http.get(`${path}?limit=3`, { token: superuser.access });
       expect(first.body.results).toHaveLength(3);
@@ -241,16 +289,28 @@ describe('unified transactions', () => {
       expect(second.body.results.map((x: { id: string }) => x.id)).toEqual([a.id]);
       expect(second.body.next_cursor).toBeNull();
 
-      for (const bad of ['status=lost', 'amount_min=1.234', 'created_after=yesterday', 'created_after=2026-W01', 'created_before=20260101', 'limit=0', 'payment_type=cash']) {
+      for (const bad of [
+        'status=lost',
+        'amount_min=1.234',
+        'created_after=yesterday',
+        'created_after=2026-W01',
+        'created_before=20260101',
+        'limit=0',
+        'payment_type=cash',
+      ]) {
         expect((await t.http.get(`${path}?${bad}`, { token: superuser.access })).status).toBe(400);
       }
     });
 
     it('keeps the resolution it was charged with when the plans change later', async () => {
-      const created = (await post({ amount: '100.00', payment_type: 'credit', card: CARDS.visa, entry_mode: 'card_present' })).body;
+      const created = (
+        await post({ amount: '100.00', payment_type: 'credit', card: CARDS.visa, entry_mode: 'card_present' })
+      ).body;
       await t.http.patch(`/sellers/${s.sellerId}`, { split_plan: null }, { token: superuser.access });
       try {
-        const after = (await post({ amount: '100.00', payment_type: 'credit', card: CARDS.visa, entry_mode: 'card_present' })).body;
+        const after = (
+          await post({ amount: '100.00', payment_type: 'credit', card: CARDS.visa, entry_mode: 'card_present' })
+        ).body;
         expect(after.split.shares).toEqual([]);
         const before = await t.http.get(`${base()}/${created.id}`, { token: superuser.access });
         expect(before.body.split).toEqual(created.split);
@@ -264,10 +324,19 @@ describe('unified transactions', () => {
   describe('void', () => {
     it('voids an approved transaction once; a second void is 409', async () => {
       const created = (await post({ amount: '10.00', payment_type: 'credit', card: CARDS.visa })).body;
-      const res = await t.http.post(`${base()}/${created.id}/void`, { reason: 'customer asked' }, { token: superuser.access });
+      const res = await t.http.post(
+        `${base()}/${created.id}/void`,
+        { reason: 'customer asked' },
+        { token: superuser.access },
+      );
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ id: created.id, status: 'voided', void_reason: 'customer asked', voided_at: expect.any(String) });
-      expect((await events('transaction.voided', created.id))).toHaveLength(1);
+      expect(res.body).toMatchObject({
+        id: created.id,
+        status: 'voided',
+        void_reason: 'customer asked',
+        voided_at: expect.any(String),
+      });
+      expect(await events('transaction.voided', created.id)).toHaveLength(1);
       const again = await t.http.post(`${base()}/${created.id}/void`, undefined, { token: superuser.access });
       expect(again.status).toBe(409);
       expect(again.body.code).toBe('invalid_state');
@@ -283,57 +352,124 @@ describe('unified transactions', () => {
 
     it('lets exactly one of concurrent voids succeed', async () => {
       const created = (await post({ amount: '10.00', payment_type: 'credit', card: CARDS.visa })).body;
-      const results = await Promise.all(Array.from({ length: 8 }, () => t.http.post(`${base()}/${created.id}/void`, {}, { token: superuser.access })));
+      const results = await Promise.all(
+        Array.from({ length: 8 }, () => t.http.post(`${base()}/${created.id}/void`, {}, { token: superuser.access })),
+      );
       expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409, 409, 409, 409]);
-      expect((await events('transaction.voided', created.id))).toHaveLength(1);
+      expect(await events('transaction.voided', created.id)).toHaveLength(1);
     });
   });
 
   describe('split rules', () => {
     it('adds fixed and percentage rules, shows them on the transaction, and removes them', async () => {
-      const created = (await post({ amount: '100.00', payment_type: 'credit', card: CARDS.visa, entry_mode: 'card_present' })).body;
-      const fixed = await t.http.post(`${base()}/${created.id}/split`, { recipient: s.master, amount: '10.00', amount_type: 'fixed' }, { token: superuser.access });
+      const created = (
+        await post({ amount: '100.00', payment_type: 'credit', card: CARDS.visa, entry_mode: 'card_present' })
+      ).body;
+      const fixed = await t.http.post(
+        `${base()}/${created.id}/split`,
+        { recipient: s.master, amount: '10.00', amount_type: 'fixed' },
+        { token: superuser.access },
+      );
       expect(fixed.status).toBe(201);
-      expect(fixed.body).toEqual({ id: expect.any(String), recipient: s.master, amount: '10.00', amount_type: 'fixed', created_at: expect.any(String) });
-      const pct = await t.http.post(`${base()}/${created.id}/split`, { recipient: s.developer, amount: '12.5', amount_type: 'percentage' }, { token: superuser.access });
+      expect(fixed.body).toEqual({
+        id: expect.any(String),
+        recipient: s.master,
+        amount: '10.00',
+        amount_type: 'fixed',
+        created_at: expect.any(String),
+      });
+      const pct = await t.http.post(
+        `${base()}/${created.id}/split`,
+        { recipient: s.developer, amount: '12.5', amount_type: 'percentage' },
+        { token: superuser.access },
+      );
       expect(pct.body).toMatchObject({ amount: '12.5', amount_type: 'percentage' });
       const detail = await t.http.get(`${base()}/${created.id}`, { token: superuser.access });
       expect(detail.body.split_rules.map((r: { id: string }) => r.id)).toEqual([fixed.body.id, pct.body.id]);
-      expect((await t.db.query(`SELECT 1 FROM outbox_events WHERE type = 'transaction.split_rule.created' AND data->>'transaction' = $1`, [created.id])).rowCount).toBe(2);
+      expect(
+        (
+          await t.db.query(
+            `SELECT 1 FROM outbox_events WHERE type = 'transaction.split_rule.created' AND data->>'transaction' = $1`,
+            [created.id],
+          )
+        ).rowCount,
+      ).toBe(2);
 
-      expect((await t.http.delete(`${base()}/${created.id}/split/${fixed.body.id}`, { token: superuser.access })).status).toBe(204);
-      expect((await t.http.delete(`${base()}/${created.id}/split/${fixed.body.id}`, { token: superuser.access })).status).toBe(404);
-      expect((await t.http.delete(`${base()}/${created.id}/split/7d7e1b6c-55b1-4d6c-9a1a-0e4bfe5a2a11`, { token: superuser.access })).status).toBe(404);
+      expect(
+        (await t.http.delete(`${base()}/${created.id}/split/${fixed.body.id}`, { token: superuser.access })).status,
+      ).toBe(204);
+      expect(
+        (await t.http.delete(`${base()}/${created.id}/split/${fixed.body.id}`, { token: superuser.access })).status,
+      ).toBe(404);
+      expect(
+        (
+          await t.http.delete(`${base()}/${created.id}/split/7d7e1b6c-55b1-4d6c-9a1a-0e4bfe5a2a11`, {
+            token: superuser.access,
+          })
+        ).status,
+      ).toBe(404);
       const after = await t.http.get(`${base()}/${created.id}`, { token: superuser.access });
       expect(after.body.split_rules.map((r: { id: string }) => r.id)).toEqual([pct.body.id]);
-      expect((await t.db.query(`SELECT 1 FROM outbox_events WHERE type = 'transaction.split_rule.deleted' AND data->>'transaction' = $1`, [created.id])).rowCount).toBe(1);
+      expect(
+        (
+          await t.db.query(
+            `SELECT 1 FROM outbox_events WHERE type = 'transaction.split_rule.deleted' AND data->>'transaction' = $1`,
+            [created.id],
+          )
+        ).rowCount,
+      ).toBe(1);
     });
 
     it('validates recipient, amount and the total against the seller net', async () => {
-      const created = (await post({ amount: '100.00', payment_type: 'credit', card: CARDS.visa, entry_mode: 'card_present' })).body; // net 94.26
+      const created = (
+        await post({ amount: '100.00', payment_type: 'credit', card: CARDS.visa, entry_mode: 'card_present' })
+      ).body; // net 94.26
       const path = `${base()}/${created.id}/split`;
       const add = (body: object) => t.http.post(path, body, { token: superuser.access });
-      expect((await add({ recipient: '7d7e1b6c-55b1-4d6c-9a1a-0e4bfe5a2a11', amount: '1.00', amount_type: 'fixed' })).body.code).toBe('recipient_not_found');
-      expect((await add({ recipient: s.master, amount: '100.01', amount_type: 'percentage' })).body.errors.amount).toBeDefined();
+      expect(
+        (await add({ recipient: '7d7e1b6c-55b1-4d6c-9a1a-0e4bfe5a2a11', amount: '1.00', amount_type: 'fixed' })).body
+          .code,
+      ).toBe('recipient_not_found');
+      expect(
+        (await add({ recipient: s.master, amount: '100.01', amount_type: 'percentage' })).body.errors.amount,
+      ).toBeDefined();
       expect((await add({ recipient: s.master, amount: '0', amount_type: 'percentage' })).status).toBe(400);
-      expect((await add({ recipient: s.master, amount: '1.234', amount_type: 'fixed' })).body.errors.amount).toBeDefined();
-      expect((await add({ recipient: s.master, amount: '1.00', amount_type: 'share' })).body.errors.amount_type).toBeDefined();
-      expect((await add({ recipient: s.master, amount: '94.27', amount_type: 'fixed' })).body.code).toBe('split_exceeds_net');
+      expect(
+        (await add({ recipient: s.master, amount: '1.234', amount_type: 'fixed' })).body.errors.amount,
+      ).toBeDefined();
+      expect(
+        (await add({ recipient: s.master, amount: '1.00', amount_type: 'share' })).body.errors.amount_type,
+      ).toBeDefined();
+      expect((await add({ recipient: s.master, amount: '94.27', amount_type: 'fixed' })).body.code).toBe(
+        'split_exceeds_net',
+      );
       expect((await add({ recipient: s.master, amount: '94.26', amount_type: 'fixed' })).status).toBe(201);
-      expect((await add({ recipient: s.master, amount: '0.01', amount_type: 'fixed' })).body.code).toBe('split_exceeds_net');
+      expect((await add({ recipient: s.master, amount: '0.01', amount_type: 'fixed' })).body.code).toBe(
+        'split_exceeds_net',
+      );
     });
 
     it('refuses a percentage that comes to less than a cent, and keeps rules of a voided transaction as history', async () => {
       const created = (await post({ amount: '1.00', payment_type: 'credit', card: CARDS.visa })).body;
-      const tiny = await t.http.post(`${base()}/${created.id}/split`, { recipient: s.master, amount: '0.0001', amount_type: 'percentage' }, { token: superuser.access });
+      const tiny = await t.http.post(
+        `${base()}/${created.id}/split`,
+        { recipient: s.master, amount: '0.0001', amount_type: 'percentage' },
+        { token: superuser.access },
+      );
       expect(tiny.status).toBe(400);
       expect(tiny.body.errors.amount).toBeDefined();
-      const rule = await t.http.post(`${base()}/${created.id}/split`, { recipient: s.master, amount: '0.10', amount_type: 'fixed' }, { token: superuser.access });
+      const rule = await t.http.post(
+        `${base()}/${created.id}/split`,
+        { recipient: s.master, amount: '0.10', amount_type: 'fixed' },
+        { token: superuser.access },
+      );
       await t.http.post(`${base()}/${created.id}/void`, {}, { token: superuser.access });
       const removal = await t.http.delete(`${base()}/${created.id}/split/${rule.body.id}`, { token: superuser.access });
       expect(removal.status).toBe(409);
       expect(removal.body.code).toBe('invalid_state');
-      expect((await t.http.get(`${base()}/${created.id}`, { token: superuser.access })).body.split_rules).toHaveLength(1);
+      expect((await t.http.get(`${base()}/${created.id}`, { token: superuser.access })).body.split_rules).toHaveLength(
+        1,
+      );
     });
 
     it('refuses rules on voided and declined transactions', async () => {
@@ -341,23 +477,36 @@ describe('unified transactions', () => {
       const voided = (await post({ amount: '10.00', payment_type: 'credit', card: CARDS.visa })).body;
       await t.http.post(`${base()}/${voided.id}/void`, {}, { token: superuser.access });
       for (const id of [declined.id, voided.id]) {
-        const res = await t.http.post(`${base()}/${id}/split`, { recipient: s.master, amount: '1.00', amount_type: 'fixed' }, { token: superuser.access });
+        const res = await t.http.post(
+          `${base()}/${id}/split`,
+          { recipient: s.master, amount: '1.00', amount_type: 'fixed' },
+          { token: superuser.access },
+        );
         expect(res.status).toBe(409);
         expect(res.body.code).toBe('invalid_state');
       }
     });
 
     it('never lets concurrent additions exceed the seller net', async () => {
-      const created = (await post({ amount: '100.00', payment_type: 'credit', card: CARDS.visa, entry_mode: 'card_present' })).body; // net 94.26
+      const created = (
+        await post({ amount: '100.00', payment_type: 'credit', card: CARDS.visa, entry_mode: 'card_present' })
+      ).body; // net 94.26
       const results = await Promise.all(
         Array.from({ length: 20 }, () =>
-          t.http.post(`${base()}/${created.id}/split`, { recipient: s.master, amount: '10.00', amount_type: 'fixed' }, { token: superuser.access }),
+          t.http.post(
+            `${base()}/${created.id}/split`,
+            { recipient: s.master, amount: '10.00', amount_type: 'fixed' },
+            { token: superuser.access },
+          ),
         ),
       );
       const statuses = results.map((r) => r.status);
       expect(statuses.filter((x) => x === 201)).toHaveLength(9);
       expect(statuses.filter((x) => x === 400)).toHaveLength(11);
-      const { rows } = await t.db.query(`SELECT sum(amount_cents)::int AS total FROM transaction_split_rules WHERE transaction_id = $1 AND deleted_at IS NULL`, [created.id]);
+      const { rows } = await t.db.query(
+        `SELECT sum(amount_cents)::int AS total FROM transaction_split_rules WHERE transaction_id = $1 AND deleted_at IS NULL`,
+        [created.id],
+      );
       expect(rows[0].total).toBe(9_000);
     });
   });

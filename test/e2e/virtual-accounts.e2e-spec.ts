@@ -26,7 +26,11 @@ describe('virtual accounts', () => {
   const balance = async (id: string) => (await t.http.get(`${base()}/${id}`, { token: superuser.access })).body.balance;
 
   it('opens a virtual account with the same id when a sub-account is created', async () => {
-    const created = await t.http.post(`/sellers/${seller}/subaccounts`, { name: 'Filial' }, { token: superuser.access });
+    const created = await t.http.post(
+      `/sellers/${seller}/subaccounts`,
+      { name: 'Filial' },
+      { token: superuser.access },
+    );
     expect(created.body.virtual_account).toBe(created.body.id);
     const account = await t.http.get(`${base()}/${created.body.id}/`, { token: superuser.access });
     expect(account.status).toBe(200);
@@ -59,20 +63,48 @@ describe('virtual accounts', () => {
       journal_entry: expect.any(String),
       created_at: expect.any(String),
     });
-    const pay = await act(a, 'pay', { amount: '30.50', description: 'Bill', payee: { name: 'Energia', document: '11222333000181' }, barcode: '8'.repeat(44) });
-    expect(pay.body).toMatchObject({ type: 'payment', amount: '30.50', balance_after: '69.50', counterparty: { payee: { name: 'Energia' }, barcode: '8'.repeat(44) } });
+    const pay = await act(a, 'pay', {
+      amount: '30.50',
+      description: 'Bill',
+      payee: { name: 'Energia', document: '11222333000181' },
+      barcode: '8'.repeat(44),
+    });
+    expect(pay.body).toMatchObject({
+      type: 'payment',
+      amount: '30.50',
+      balance_after: '69.50',
+      counterparty: { payee: { name: 'Energia' }, barcode: '8'.repeat(44) },
+    });
     const internal = await act(a, 'transfer', { amount: '19.50', destination: { virtual_account: b } });
-    expect(internal.body).toMatchObject({ type: 'transfer_out', amount: '19.50', balance_after: '50.00', counterparty: { virtual_account: b } });
+    expect(internal.body).toMatchObject({
+      type: 'transfer_out',
+      amount: '19.50',
+      balance_after: '50.00',
+      counterparty: { virtual_account: b },
+    });
     const pix = await act(a, 'transfer', { amount: '10.00', destination: { pix_key: 'ana@example.com' } });
-    expect(pix.body).toMatchObject({ type: 'transfer_out', balance_after: '40.00', counterparty: { pix_key: 'ana@example.com' } });
-    const bank = await act(b, 'transfer', { amount: '9.50', destination: { bank_account: { bank: '341', branch: '0001', account: '12345-6', document: '52998224725' } } });
+    expect(pix.body).toMatchObject({
+      type: 'transfer_out',
+      balance_after: '40.00',
+      counterparty: { pix_key: 'ana@example.com' },
+    });
+    const bank = await act(b, 'transfer', {
+      amount: '9.50',
+      destination: { bank_account: { bank: '341', branch: '0001', account: '12345-6', document: '52998224725' } },
+    });
     expect(bank.body).toMatchObject({ type: 'transfer_out', balance_after: '10.00' });
 
     expect(await balance(a)).toBe('40.00');
     expect(await balance(b)).toBe('10.00');
 
     const statement = await t.http.get(`${base()}/${a}/postings`, { token: superuser.access });
-    expect(statement.body.results.map((p: { type: string; amount: string; balance_after: string }) => [p.type, p.amount, p.balance_after])).toEqual([
+    expect(
+      statement.body.results.map((p: { type: string; amount: string; balance_after: string }) => [
+        p.type,
+        p.amount,
+        p.balance_after,
+      ]),
+    ).toEqual([
       ['transfer_out', '10.00', '40.00'],
       ['transfer_out', '19.50', '50.00'],
       ['payment', '30.50', '69.50'],
@@ -80,14 +112,26 @@ describe('virtual accounts', () => {
     ]);
     const incoming = await t.http.get(`${base()}/${b}/postings?type=transfer_in`, { token: superuser.access });
     expect(incoming.body.results).toEqual([
-      expect.objectContaining({ type: 'transfer_in', amount: '19.50', balance_after: '19.50', counterparty: { virtual_account: a }, journal_entry: internal.body.journal_entry }),
+      expect.objectContaining({
+        type: 'transfer_in',
+        amount: '19.50',
+        balance_after: '19.50',
+        counterparty: { virtual_account: a },
+        journal_entry: internal.body.journal_entry,
+      }),
     ]);
     const oldest = await t.http.get(`${base()}/${a}/postings?ordering=created_at&limit=1`, { token: superuser.access });
     expect(oldest.body.results[0].type).toBe('deposit');
-    const next = await t.http.get(`${base()}/${a}/postings?ordering=created_at&limit=1&cursor=${oldest.body.next_cursor}`, { token: superuser.access });
+    const next = await t.http.get(
+      `${base()}/${a}/postings?ordering=created_at&limit=1&cursor=${oldest.body.next_cursor}`,
+      { token: superuser.access },
+    );
     expect(next.body.results[0].type).toBe('payment');
 
-    const events = await t.db.query(`SELECT type, count(*)::int AS n FROM outbox_events WHERE data->>'virtual_account' IN ($1, $2) GROUP BY type ORDER BY type`, [a, b]);
+    const events = await t.db.query(
+      `SELECT type, count(*)::int AS n FROM outbox_events WHERE data->>'virtual_account' IN ($1, $2) GROUP BY type ORDER BY type`,
+      [a, b],
+    );
     expect(events.rows).toEqual([
       { type: 'virtual_account.deposit', n: 1 },
       { type: 'virtual_account.payment', n: 1 },
@@ -98,16 +142,26 @@ describe('virtual accounts', () => {
   it('puts the posting, exactly as the API shows it, in the outbox event', async () => {
     const a = await subaccount();
     const deposit = await act(a, 'deposit', { amount: '1234567.89', description: 'Big one' });
-    const { rows } = await t.db.query(`SELECT type, seller_id, data FROM outbox_events WHERE data->'posting'->>'id' = $1`, [deposit.body.id]);
+    const { rows } = await t.db.query(
+      `SELECT type, seller_id, data FROM outbox_events WHERE data->'posting'->>'id' = $1`,
+      [deposit.body.id],
+    );
     expect(rows).toEqual([
-      { type: 'virtual_account.deposit', seller_id: seller, data: { virtual_account: a, journal_entry: deposit.body.journal_entry, posting: deposit.body } },
+      {
+        type: 'virtual_account.deposit',
+        seller_id: seller,
+        data: { virtual_account: a, journal_entry: deposit.body.journal_entry, posting: deposit.body },
+      },
     ]);
   });
 
   it('formats money in SQL exactly as the money helper does', async () => {
     const samples = [0, 1, 9, 10, 99, 100, 101, 12_345, 100_000_000_000, -1, -150, 987_654_321];
     for (let i = 0; i < 200; i++) samples.push(Math.floor(Math.random() * 2_000_000_000_000) - 1_000_000_000_000);
-    const { rows } = await t.db.query(`SELECT c::text AS cents, ledger_money_text(c) AS text FROM unnest($1::bigint[]) AS c`, [samples]);
+    const { rows } = await t.db.query(
+      `SELECT c::text AS cents, ledger_money_text(c) AS text FROM unnest($1::bigint[]) AS c`,
+      [samples],
+    );
     for (const row of rows) expect(row.text).toBe(formatMoney(Number(row.cents)));
   });
 
@@ -142,12 +196,16 @@ describe('virtual accounts', () => {
     expect(await lines()).toBe(before);
     expect(await balance(a)).toBe('10.00');
     expect(await balance(b)).toBe('0.00');
-    expect((await act(a, 'pay', { amount: '10.00', payee: { name: 'X' }, barcode: '1'.repeat(47) })).body.balance_after).toBe('0.00');
+    expect(
+      (await act(a, 'pay', { amount: '10.00', payee: { name: 'X' }, barcode: '1'.repeat(47) })).body.balance_after,
+    ).toBe('0.00');
   });
 
   it('refuses to hold more than the balance limit', async () => {
     const a = await subaccount();
-    await t.db.query(`UPDATE ledger_accounts SET balance = 99999999999999, last_line = last_line + 1 WHERE id = $1`, [a]);
+    await t.db.query(`UPDATE ledger_accounts SET balance = 99999999999999, last_line = last_line + 1 WHERE id = $1`, [
+      a,
+    ]);
     const res = await act(a, 'deposit', { amount: '0.02' });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('balance_limit_exceeded');
@@ -162,25 +220,45 @@ describe('virtual accounts', () => {
       ['deposit', { amount: 5 }, 'amount'],
       ['deposit', { amount: '-1.00' }, 'amount'],
       ['deposit', { amount: '10000000.01' }, 'amount'],
-      ['pay', { amount: '1.00', barcode: '123' , payee: { name: 'X' } }, 'barcode'],
+      ['pay', { amount: '1.00', barcode: '123', payee: { name: 'X' } }, 'barcode'],
       ['pay', { amount: '1.00', barcode: '1'.repeat(44) }, 'payee'],
       ['pay', { amount: '1.00', barcode: '1'.repeat(44), payee: { name: 'X', document: '123' } }, 'payee.document'],
       ['transfer', { amount: '1.00' }, 'destination'],
       ['transfer', { amount: '1.00', destination: {} }, 'destination'],
       ['transfer', { amount: '1.00', destination: { pix_key: 'a@b.c', virtual_account: a } }, 'destination'],
-      ['transfer', { amount: '1.00', destination: { bank_account: { bank: '1', branch: '0001', account: '1', document: '52998224725' } } }, 'destination.bank_account.bank'],
+      [
+        'transfer',
+        {
+          amount: '1.00',
+          destination: { bank_account: { bank: '1', branch: '0001', account: '1', document: '52998224725' } },
+        },
+        'destination.bank_account.bank',
+      ],
     ];
     for (const [action, body, field] of cases) {
       const res = await act(a, action, body);
-      expect({ action, body, status: res.status, fields: Object.keys(res.body.errors ?? {}) }).toEqual({ action, body, status: 400, fields: expect.arrayContaining([field]) });
+      expect({ action, body, status: res.status, fields: Object.keys(res.body.errors ?? {}) }).toEqual({
+        action,
+        body,
+        status: 400,
+        fields: expect.arrayContaining([field]),
+      });
     }
-    for (const destination of [{ pix_key: null }, { virtual_account: null }, { bank_account: null }, { pix_key: null, virtual_account: a }]) {
+    for (const destination of [
+      { pix_key: null },
+      { virtual_account: null },
+      { bank_account: null },
+      { pix_key: null, virtual_account: a },
+    ]) {
       const res = await act(a, 'transfer', { amount: '1.00', destination });
       expect({ destination, status: res.status }).toEqual({ destination, status: 400 });
     }
     const self = await act(a, 'transfer', { amount: '1.00', destination: { virtual_account: a } });
     expect(self.body.code).toBe('same_account');
-    const nowhere = await act(a, 'transfer', { amount: '1.00', destination: { virtual_account: '7d7e1b6c-55b1-4d6c-9a1a-0e4bfe5a2a11' } });
+    const nowhere = await act(a, 'transfer', {
+      amount: '1.00',
+      destination: { virtual_account: '7d7e1b6c-55b1-4d6c-9a1a-0e4bfe5a2a11' },
+    });
     expect(nowhere.body.code).toBe('destination_not_found');
     expect(await balance(a)).toBe('50.00');
   });
@@ -191,7 +269,10 @@ describe('virtual accounts', () => {
     const deposit = await act(a.toUpperCase(), 'deposit', { amount: '9.00' });
     expect(deposit.status).toBe(201);
     expect(deposit.body.virtual_account).toBe(a);
-    const moved = await act(a.toUpperCase(), 'transfer', { amount: '4.00', destination: { virtual_account: b.toUpperCase() } });
+    const moved = await act(a.toUpperCase(), 'transfer', {
+      amount: '4.00',
+      destination: { virtual_account: b.toUpperCase() },
+    });
     expect(moved.status).toBe(201);
     expect(moved.body.balance_after).toBe('5.00');
     expect(await balance(b)).toBe('4.00');
@@ -209,21 +290,37 @@ describe('virtual accounts', () => {
   it('never updates or deletes a posting, nor deletes an account, even from SQL', async () => {
     const a = await subaccount();
     await act(a, 'deposit', { amount: '1.00' });
-    await expect(t.db.query(`UPDATE ledger_lines SET amount = 1000 WHERE account_id = $1`, [a])).rejects.toThrow(/append-only/);
+    await expect(t.db.query(`UPDATE ledger_lines SET amount = 1000 WHERE account_id = $1`, [a])).rejects.toThrow(
+      /append-only/,
+    );
     await expect(t.db.query(`DELETE FROM journal_entries`)).rejects.toThrow(/append-only/);
     await expect(t.db.query(`DELETE FROM ledger_accounts WHERE id = $1`, [a])).rejects.toThrow(/append-only/);
-    await expect(t.db.query(`UPDATE ledger_accounts SET balance = -1, last_line = last_line + 1 WHERE id = $1`, [a])).rejects.toThrow(/no_overdraft/);
-    await expect(t.db.query(`UPDATE ledger_accounts SET seller_id = $2 WHERE id = $1`, [a, w.sellerB])).rejects.toThrow(/only its balance moves/);
+    await expect(
+      t.db.query(`UPDATE ledger_accounts SET balance = -1, last_line = last_line + 1 WHERE id = $1`, [a]),
+    ).rejects.toThrow(/no_overdraft/);
+    await expect(t.db.query(`UPDATE ledger_accounts SET seller_id = $2 WHERE id = $1`, [a, w.sellerB])).rejects.toThrow(
+      /only its balance moves/,
+    );
     await expect(t.db.query(`TRUNCATE ledger_lines CASCADE`)).rejects.toThrow(/append-only/);
     await expect(
-      t.db.query(`WITH e AS (INSERT INTO journal_entries (kind, seller_id) VALUES ('deposit', $2) RETURNING id)
-                  INSERT INTO ledger_lines (entry_id, account_id, type, amount, account_line, balance_after) SELECT e.id, $1, 'deposit', 5, 999, 5 FROM e`, [a, seller]),
+      t.db.query(
+        `WITH e AS (INSERT INTO journal_entries (kind, seller_id) VALUES ('deposit', $2) RETURNING id)
+                  INSERT INTO ledger_lines (entry_id, account_id, type, amount, account_line, balance_after) SELECT e.id, $1, 'deposit', 5, 999, 5 FROM e`,
+        [a, seller],
+      ),
     ).rejects.toThrow(/does not balance/);
   });
 
   it('answers DELETE with 405 always, whatever the credential', async () => {
     const a = await subaccount();
-    for (const token of [undefined, 'garbage', w.callers.apiKey, w.callers.noAccess, w.callers.permitted, superuser.access]) {
+    for (const token of [
+      undefined,
+      'garbage',
+      w.callers.apiKey,
+      w.callers.noAccess,
+      w.callers.permitted,
+      superuser.access,
+    ]) {
       const res = await t.http.delete(`${base()}/${a}/`, { token });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('GET');
@@ -233,12 +330,28 @@ describe('virtual accounts', () => {
   });
 
   describe('auth matrix', () => {
-    const reads = (ok: number) => ({ ...UNAUTHENTICATED, noAccess: 404, noPermission: 403, permitted: ok, superuser: ok, apiKey: 403, otherSellerKey: 403 });
+    const reads = (ok: number) => ({
+      ...UNAUTHENTICATED,
+      noAccess: 404,
+      noPermission: 403,
+      permitted: ok,
+      superuser: ok,
+      apiKey: 403,
+      otherSellerKey: 403,
+    });
     const writes = reads;
     const routes: Record<string, RouteCase> = {
       'GET virtualaccounts': { method: 'GET', request: () => ({ path: base() }), expect: reads(200) },
-      'GET virtualaccounts/{id}': { method: 'GET', request: async () => ({ path: `${base()}/${await subaccount()}` }), expect: reads(200) },
-      'GET virtualaccounts/{id}/postings': { method: 'GET', request: async () => ({ path: `${base()}/${await subaccount()}/postings` }), expect: reads(200) },
+      'GET virtualaccounts/{id}': {
+        method: 'GET',
+        request: async () => ({ path: `${base()}/${await subaccount()}` }),
+        expect: reads(200),
+      },
+      'GET virtualaccounts/{id}/postings': {
+        method: 'GET',
+        request: async () => ({ path: `${base()}/${await subaccount()}/postings` }),
+        expect: reads(200),
+      },
       'POST virtualaccounts/{id}/deposit': {
         method: 'POST',
         request: async () => ({ path: `${base()}/${await subaccount()}/deposit`, body: { amount: '1.00' } }),
@@ -249,7 +362,10 @@ describe('virtual accounts', () => {
         request: async () => {
           const id = await subaccount();
           await act(id, 'deposit', { amount: '5.00' });
-          return { path: `${base()}/${id}/pay`, body: { amount: '1.00', payee: { name: 'X' }, barcode: '1'.repeat(44) } };
+          return {
+            path: `${base()}/${id}/pay`,
+            body: { amount: '1.00', payee: { name: 'X' }, barcode: '1'.repeat(44) },
+          };
         },
         expect: writes(201),
       },
@@ -258,7 +374,10 @@ describe('virtual accounts', () => {
         request: async () => {
           const id = await subaccount();
           await act(id, 'deposit', { amount: '5.00' });
-          return { path: `${base()}/${id}/transfer`, body: { amount: '1.00', destination: { pix_key: 'x@example.com' } } };
+          return {
+            path: `${base()}/${id}/transfer`,
+            body: { amount: '1.00', destination: { pix_key: 'x@example.com' } },
+          };
         },
         expect: writes(201),
       },

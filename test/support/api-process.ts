@@ -7,7 +7,13 @@ import { TEST_JWT_SECRET } from './test-app';
 export async function startApiProcess(databaseUrl: string): Promise<{ baseUrl: string; stop(): Promise<void> }> {
   const { url, stop } = await startProcess(
     ['--require', join(PROJECT_ROOT, 'test/support/ts-register.js'), join(PROJECT_ROOT, 'src/main.ts')],
-    { DATABASE_URL: databaseUrl, JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'warn', WORKERS_IN_API: 'false', NODE_ENV: 'test' },
+    {
+      DATABASE_URL: databaseUrl,
+      JWT_SECRET: TEST_JWT_SECRET,
+      LOG_LEVEL: 'warn',
+      WORKERS_IN_API: 'false',
+      NODE_ENV: 'test',
+    },
   );
   return { baseUrl: url, stop };
 }

@@ -1,6 +1,15 @@
 import { PERMISSIONS } from '../../src/auth/permissions';
 import type { HttpResponse } from './http';
-import { CallerName, Callers, createApiKey, createSeller, createUser, expiredAccessToken, grant, TestUser } from './identity';
+import {
+  CallerName,
+  Callers,
+  createApiKey,
+  createSeller,
+  createUser,
+  expiredAccessToken,
+  grant,
+  TestUser,
+} from './identity';
 import type { TestApp } from './test-app';
 
 /**
@@ -15,7 +24,10 @@ export interface MatrixWorld {
   permittedUser: TestUser;
 }
 
-export async function matrixWorld(t: TestApp, options: { superuser?: TestUser; sellerA?: string } = {}): Promise<MatrixWorld> {
+export async function matrixWorld(
+  t: TestApp,
+  options: { superuser?: TestUser; sellerA?: string } = {},
+): Promise<MatrixWorld> {
   const superuser = options.superuser ?? (await createUser(t, { superuser: true }));
   const sellerA = options.sellerA ?? (await createSeller(t, superuser, 'Seller A'));
   const sellerB = await createSeller(t, superuser, 'Seller B');
@@ -72,7 +84,14 @@ export const CALLERS: CallerName[] = [
 ];
 
 /** Statuses every authenticated route gives to callers without a valid credential. */
-export const UNAUTHENTICATED = { none: 401, malformed: 401, expired: 401, refreshAsAccess: 401, inactiveKey: 401, deletedKey: 401 } as const;
+export const UNAUTHENTICATED = {
+  none: 401,
+  malformed: 401,
+  expired: 401,
+  refreshAsAccess: 401,
+  inactiveKey: 401,
+  deletedKey: 401,
+} as const;
 
 /** Calls the route as every kind of caller; answers the statuses got and wanted, for one comparison. */
 export async function runMatrix(t: TestApp, callers: Callers, route: RouteCase) {

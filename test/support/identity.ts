@@ -47,19 +47,42 @@ export function validCnpj(): string {
 }
 
 export async function createSeller(t: TestApp, superuser: TestUser, name = 'Loja Teste'): Promise<string> {
-  const res = await t.http.post('/sellers', { name, document: validCnpj(), email: `seller-${unique()}@example.com` }, { token: superuser.access });
+  const res = await t.http.post(
+    '/sellers',
+    { name, document: validCnpj(), email: `seller-${unique()}@example.com` },
+    { token: superuser.access },
+  );
   if (res.status !== 201) throw new Error(`create seller: ${res.status} ${res.text}`);
   return res.body.id;
 }
 
-export async function grant(t: TestApp, superuser: TestUser, sellerId: string, user: TestUser, permissions: Permission[]): Promise<string> {
-  const res = await t.http.post(`/sellers/${sellerId}/accesses`, { user: user.id, permissions }, { token: superuser.access });
+export async function grant(
+  t: TestApp,
+  superuser: TestUser,
+  sellerId: string,
+  user: TestUser,
+  permissions: Permission[],
+): Promise<string> {
+  const res = await t.http.post(
+    `/sellers/${sellerId}/accesses`,
+    { user: user.id, permissions },
+    { token: superuser.access },
+  );
   if (res.status !== 201) throw new Error(`grant: ${res.status} ${res.text}`);
   return res.body.id;
 }
 
-export async function createApiKey(t: TestApp, token: string, sellerId: string, active = true): Promise<{ id: string; key: string }> {
-  const res = await t.http.post(`/integrations/apikeys/${sellerId}/apikeys`, { label: 'test key', description: '', active }, { token });
+export async function createApiKey(
+  t: TestApp,
+  token: string,
+  sellerId: string,
+  active = true,
+): Promise<{ id: string; key: string }> {
+  const res = await t.http.post(
+    `/integrations/apikeys/${sellerId}/apikeys`,
+    { label: 'test key', description: '', active },
+    { token },
+  );
   if (res.status !== 201) throw new Error(`create key: ${res.status} ${res.text}`);
   return { id: res.body.id, key: res.body.key };
 }

@@ -33,15 +33,27 @@ export async function payingSeller(t: TestApp, superuser: TestUser): Promise<Pay
   const ratePlanId = rates.body.results[0].id;
   const plan = await t.http.post(
     '/plans/plans/split',
-    { name: 'Test split', rate_plan: ratePlanId, split_details: SPLIT_DETAILS, split_details_online: SPLIT_DETAILS_ONLINE },
+    {
+      name: 'Test split',
+      rate_plan: ratePlanId,
+      split_details: SPLIT_DETAILS,
+      split_details_online: SPLIT_DETAILS_ONLINE,
+    },
     { token: superuser.access },
   );
   const sellerId = await createSeller(t, superuser);
   const developer = await createSeller(t, superuser, 'Developer');
-  const master = (await t.http.post(`/sellers/${sellerId}/subaccounts`, { name: 'Master' }, { token: superuser.access })).body.id;
+  const master = (
+    await t.http.post(`/sellers/${sellerId}/subaccounts`, { name: 'Master' }, { token: superuser.access })
+  ).body.id;
   const patched = await t.http.patch(
     `/sellers/${sellerId}`,
-    { rate_plan: ratePlanId, split_plan: plan.body.id, developer_account: developer, split_participants: { Master: master } },
+    {
+      rate_plan: ratePlanId,
+      split_plan: plan.body.id,
+      developer_account: developer,
+      split_participants: { Master: master },
+    },
     { token: superuser.access },
   );
   if (patched.status !== 200) throw new Error(`seller setup: ${patched.text}`);

@@ -7,7 +7,11 @@ const { transformSync } = require('@swc/core');
 const { join } = require('node:path');
 
 // The build's swc settings (.swcrc), with inline source maps for stack traces.
-const options = { ...JSON.parse(readFileSync(join(__dirname, '../../.swcrc'), 'utf8')), sourceMaps: 'inline', swcrc: false };
+const options = {
+  ...JSON.parse(readFileSync(join(__dirname, '../../.swcrc'), 'utf8')),
+  sourceMaps: 'inline',
+  swcrc: false,
+};
 
 require.extensions['.ts'] = (module, filename) => {
   const { code } = transformSync(readFileSync(filename, 'utf8'), { ...options, filename });

@@ -10,7 +10,10 @@ export class CreateApiKeyDto {
   @MaxLength(100)
   label: string;
 
-  @ApiProperty({ example: 'Key used by our ERP to read transactions.', description: 'Required; null is rejected; "" is allowed.' })
+  @ApiProperty({
+    example: 'Key used by our ERP to read transactions.',
+    description: 'Required; null is rejected; "" is allowed.',
+  })
   @IsDefined({ message: 'is required (use "" for none)' })
   @IsString()
   @MaxLength(1000)
@@ -70,7 +73,8 @@ export class ApiKeyResponseDto {
 
 export class CreatedApiKeyResponseDto {
   @ApiProperty({ format: 'uuid' }) id: string;
-  @ApiProperty({ format: 'uuid', description: 'The secret (UUID4). Shown only in this response; store it now.' }) key: string;
+  @ApiProperty({ format: 'uuid', description: 'The secret (UUID4). Shown only in this response; store it now.' })
+  key: string;
   @ApiProperty() active: boolean;
   @ApiProperty() label: string;
   @ApiProperty() description: string;

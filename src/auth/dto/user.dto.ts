@@ -2,7 +2,6 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsEmail, IsNotEmpty, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { PERMISSIONS, Permission } from '../permissions';
 
-
 export class RegisterDto {
   @ApiProperty({ example: 'ana@loja.example' })
   @IsEmail({}, { message: 'must be an e-mail address' })
@@ -88,7 +87,8 @@ export class MeResponseDto {
 
 export class SessionResponseDto {
   @ApiProperty({ description: 'Short-lived bearer token (default 1 day).' }) access: string;
-  @ApiProperty({ description: 'Long-lived token (default 4 days), only for POST /user/token/refresh/.' }) refresh: string;
+  @ApiProperty({ description: 'Long-lived token (default 4 days), only for POST /user/token/refresh/.' })
+  refresh: string;
   @ApiProperty({ example: 86400, description: 'Seconds for which `access` is valid; renew before.' })
   access_token_renew_interval: number;
 }
@@ -101,4 +101,3 @@ export class AccessTokenResponseDto {
 export class MessageResponseDto {
   @ApiProperty() message: string;
 }
-

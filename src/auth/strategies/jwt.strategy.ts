@@ -29,15 +29,25 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   }
 
   async validate(request: AuthenticatedRequest, claims: TokenClaims): Promise<UserPrincipal> {
-    if (claims.typ !== 'access') throw new UnauthorizedError('invalid_token', 'A refresh token cannot be used as an access token.');
+    if (claims.typ !== 'access')
+      throw new UnauthorizedError('invalid_token', 'A refresh token cannot be used as an access token.');
     const user = await this.users.credentialState(claims.sub, request.routeSellerId);
-    if (!user || user.tokenVersion !== claims.ver) throw new UnauthorizedError('token_revoked', 'The token has been revoked.');
+    if (!user || user.tokenVersion !== claims.ver)
+      throw new UnauthorizedError('token_revoked', 'The token has been revoked.');
     return {
       kind: 'user',
       id: user.id,
       isSuperuser: user.isSuperuser,
       credentialId: `user:${user.id}`,
-      ...(user.seller ? { sellerAccess: { sellerId: user.seller.id, exists: user.seller.exists, permissions: user.seller.permissions } } : {}),
+      ...(user.seller
+        ? {
+            sellerAccess: {
+              sellerId: user.seller.id,
+              exists: user.seller.exists,
+              permissions: user.seller.permissions,
+            },
+          }
+        : {}),
     };
   }
 }

@@ -13,7 +13,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     const response = toErrorResponse(exception, String(request.id));
     if (response.unexpected) {
-      this.logger.error({ err: exception, request_id: request.id, route: request.routeOptions?.url }, 'Unhandled error');
+      this.logger.error(
+        { err: exception, request_id: request.id, route: request.routeOptions?.url },
+        'Unhandled error',
+      );
     } else if (response.status === 503) {
       this.logger.warn({ err: exception, request_id: request.id }, 'Service unavailable');
     }

@@ -18,7 +18,11 @@ const METHODS: HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS
  * its routes: request ids, one JSON parser, 405 for known paths, one log line and the
  * metrics of every request.
  */
-export function createFastifyAdapter(options: { logger: Logger; metrics: HttpMetrics; trustProxy: boolean }): FastifyAdapter {
+export function createFastifyAdapter(options: {
+  logger: Logger;
+  metrics: HttpMetrics;
+  trustProxy: boolean;
+}): FastifyAdapter {
   const { logger, metrics } = options;
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
@@ -54,7 +58,10 @@ export function createFastifyAdapter(options: { logger: Logger; metrics: HttpMet
   fastify.addHook('preValidation', async (request, reply) => {
     const path = nulPath(request.query, 'query') ?? nulPath(request.body, '');
     if (path === null) return;
-    const response = toErrorResponse(ValidationError.of(path || 'body', 'must not contain NUL characters'), String(request.id));
+    const response = toErrorResponse(
+      ValidationError.of(path || 'body', 'must not contain NUL characters'),
+      String(request.id),
+    );
     return reply.status(response.status).headers(response.headers).send(response.body);
   });
 

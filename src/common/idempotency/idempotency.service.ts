@@ -16,9 +16,7 @@ export interface IdempotencyScope {
   key: string;
 }
 
-export type BeginResult =
-  | { kind: 'proceed' }
-  | { kind: 'replay'; status: number; body: unknown };
+export type BeginResult = { kind: 'proceed' } | { kind: 'replay'; status: number; body: unknown };
 
 /**
  * The `Idempotency-Key` store (API.md section 1), a PostgreSQL table so that it holds across
@@ -81,7 +79,10 @@ export class IdempotencyService {
       }
       return { kind: 'replay', status: row.response_status, body: row.response_body };
     }
-    throw new ConflictError('idempotency_key_in_use', 'A request with this Idempotency-Key is being processed. Retry later.');
+    throw new ConflictError(
+      'idempotency_key_in_use',
+      'A request with this Idempotency-Key is being processed. Retry later.',
+    );
   }
 
   async complete(id: IdempotencyScope, status: number, body: unknown): Promise<void> {

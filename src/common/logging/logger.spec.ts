@@ -17,7 +17,16 @@ describe('log redaction', () => {
       'something happened',
     );
     const text = capture.text;
-    for (const secret of ['eyJhbGciOi', 'hunter22', '4111111111111111', '"123"', '123456', '0b8e1f5e', 'eyJ.refresh', 'whsec_abc']) {
+    for (const secret of [
+      'eyJhbGciOi',
+      'hunter22',
+      '4111111111111111',
+      '"123"',
+      '123456',
+      '0b8e1f5e',
+      'eyJ.refresh',
+      'whsec_abc',
+    ]) {
       expect(text).not.toContain(secret);
     }
     expect(text).toContain('a@b.c');

@@ -125,7 +125,9 @@ describe('money', () => {
       fc.assert(
         fc.property(
           fc.integer({ min: 0, max: MAX_AMOUNT_CENTS }),
-          fc.array(fc.integer({ min: 0, max: 1_000_000 }), { minLength: 1, maxLength: 12 }).filter((w) => w.some((x) => x > 0)),
+          fc
+            .array(fc.integer({ min: 0, max: 1_000_000 }), { minLength: 1, maxLength: 12 })
+            .filter((w) => w.some((x) => x > 0)),
           (total, weights) => {
             const parts = apportion(total, weights);
             const sum = weights.reduce((a, b) => a + b, 0);

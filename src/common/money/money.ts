@@ -76,7 +76,9 @@ export function checkPercentage(input: unknown): Checked<number> {
 /** Formats percentage units as a decimal string without trailing zeros: 7500 → "0.75". */
 export function formatPercentage(units: number): string {
   const whole = Math.trunc(units / PERCENT_SCALE);
-  const fraction = String(units % PERCENT_SCALE).padStart(4, '0').replace(/0+$/, '');
+  const fraction = String(units % PERCENT_SCALE)
+    .padStart(4, '0')
+    .replace(/0+$/, '');
   return fraction ? `${whole}.${fraction}` : String(whole);
 }
 

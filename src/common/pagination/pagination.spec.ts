@@ -15,19 +15,22 @@ describe('cursor pagination', () => {
     expect(() => decodeCursor(cursor, false)).toThrow(ApiError);
   });
 
-  it.each(['garbage', '', encodeCursor('1; DROP TABLE x', true), encodeCursor('9999999999999999999', true), Buffer.from('{"p":1,"d":"d"}').toString('base64url')])(
-    'refuses the tampered cursor %p with 400 invalid_cursor',
-    (cursor) => {
-      try {
-        decodeCursor(cursor, true);
-        throw new Error('accepted');
-      } catch (error) {
-        expect(error).toBeInstanceOf(ApiError);
-        expect((error as ApiError).status).toBe(400);
-        expect((error as ApiError).code).toBe('invalid_cursor');
-      }
-    },
-  );
+  it.each([
+    'garbage',
+    '',
+    encodeCursor('1; DROP TABLE x', true),
+    encodeCursor('9999999999999999999', true),
+    Buffer.from('{"p":1,"d":"d"}').toString('base64url'),
+  ])('refuses the tampered cursor %p with 400 invalid_cursor', (cursor) => {
+    try {
+      decodeCursor(cursor, true);
+      throw new Error('accepted');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).status).toBe(400);
+      expect((error as ApiError).code).toBe('invalid_cursor');
+    }
+  });
 
   it('adds the keyset condition, the order and one row more than the page', () => {
     const dataSource = new DataSource({ type: 'postgres' });
@@ -37,11 +40,15 @@ describe('cursor pagination', () => {
       after: null,
     });
     expect(first.getQuery()).toBe('SELECT t.id FROM "things" "t" ORDER BY t.seq DESC LIMIT 21');
-    const next = applyKeyset(dataSource.createQueryBuilder().select('t.id').from('things', 't').where('t.owner = :o', { o: 1 }), 't.seq', {
-      limit: 5,
-      descending: false,
-      after: '99',
-    });
+    const next = applyKeyset(
+      dataSource.createQueryBuilder().select('t.id').from('things', 't').where('t.owner = :o', { o: 1 }),
+      't.seq',
+      {
+        limit: 5,
+        descending: false,
+        after: '99',
+      },
+    );
     expect(next.getQueryAndParameters()).toEqual([
       'SELECT t.id FROM "things" "t" WHERE t.owner = $1 AND t.seq > $2 ORDER BY t.seq ASC LIMIT 6',
       [1, '99'],
@@ -51,9 +58,21 @@ describe('cursor pagination', () => {
   it('cuts the extra row and points the next cursor at the last row kept', () => {
     const page = { limit: 2, descending: true, after: null };
     const rows = [{ seq: '9' }, { seq: '8' }, { seq: '7' }];
-    const result = toPage(rows, page, (r) => r.seq, (r) => Number(r.seq));
+    const result = toPage(
+      rows,
+      page,
+      (r) => r.seq,
+      (r) => Number(r.seq),
+    );
     expect(result.results).toEqual([9, 8]);
     expect(decodeCursor(result.next_cursor!, true)).toBe('8');
-    expect(toPage(rows.slice(0, 2), page, (r) => r.seq, (r) => r).next_cursor).toBeNull();
+    expect(
+      toPage(
+        rows.slice(0, 2),
+        page,
+        (r) => r.seq,
+        (r) => r,
+      ).next_cursor,
+    ).toBeNull();
   });
 });

@@ -115,13 +115,22 @@ export function applyKeyset<T extends ObjectLiteral>(
  * The same for hand-written SQL: the keyset condition (its value appended to `params`, or
  * null on the first page) and the ORDER BY / LIMIT clause.
  */
-export function keysetSql(column: string, page: PageRequest, params: unknown[]): { condition: string | null; orderAndLimit: string } {
+export function keysetSql(
+  column: string,
+  page: PageRequest,
+  params: unknown[],
+): { condition: string | null; orderAndLimit: string } {
   const condition = page.after === null ? null : `${column} ${page.descending ? '<' : '>'} $${params.push(page.after)}`;
   return { condition, orderAndLimit: `ORDER BY ${column} ${page.descending ? 'DESC' : 'ASC'} LIMIT ${page.limit + 1}` };
 }
 
 /** Cuts the extra row off and makes the cursor of the next page from the last row kept. */
-export function toPage<R, T>(rows: R[], page: PageRequest, positionOf: (row: R) => string, map: (row: R) => T): Page<T> {
+export function toPage<R, T>(
+  rows: R[],
+  page: PageRequest,
+  positionOf: (row: R) => string,
+  map: (row: R) => T,
+): Page<T> {
   const hasMore = rows.length > page.limit;
   const kept = hasMore ? rows.slice(0, page.limit) : rows;
   return {
@@ -140,7 +149,11 @@ export function PageOf<T>(item: ClassType<T>): ClassType<Page<T>> {
     @ApiProperty({ type: [item] })
     results: T[];
 
-    @ApiProperty({ type: 'string', nullable: true, description: 'Pass as `cursor` for the next page; null on the last one.' })
+    @ApiProperty({
+      type: 'string',
+      nullable: true,
+      description: 'Pass as `cursor` for the next page; null on the last one.',
+    })
     next_cursor: string | null;
   }
   Object.defineProperty(PageDto, 'name', { value: `${item.name.replace(/(Response)?Dto$/, '')}PageDto` });

@@ -21,7 +21,12 @@ export class PgThrottlerStorage implements ThrottlerStorage {
       [key, ttl],
     );
     const isBlocked = row.hits > limit;
-    return { totalHits: row.hits, timeToExpire: row.seconds, isBlocked, timeToBlockExpire: isBlocked ? row.seconds : 0 };
+    return {
+      totalHits: row.hits,
+      timeToExpire: row.seconds,
+      isBlocked,
+      timeToBlockExpire: isBlocked ? row.seconds : 0,
+    };
   }
 
   async purgeExpired(): Promise<void> {

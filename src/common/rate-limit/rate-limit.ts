@@ -33,7 +33,10 @@ export function rateLimitThrottlers(): ThrottlerOptions[] {
 
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
-  protected override async throwThrottlingException(_context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+  protected override async throwThrottlingException(
+    _context: ExecutionContext,
+    detail: ThrottlerLimitDetail,
+  ): Promise<void> {
     const seconds = Math.max(1, detail.timeToBlockExpire);
     throw new ApiError(429, 'rate_limited', `Too many requests. Try again in ${seconds} seconds.`, undefined, {
       'retry-after': String(seconds),

@@ -19,8 +19,15 @@ export class PlanSearchQueryDto extends PageQueryDto {
 }
 
 const FEES_EXAMPLE = {
-  credit1: { Visa: { percentage: '2.99', fixed: '0.50' }, 'Todas as bandeiras %': { percentage: '3.19', fixed: '0.50' } },
-  debit1: { Visa: { percentage: '1.49', fixed: '0.00' }, PIX: { percentage: '0.99', fixed: '0.00' }, Boleto: { percentage: '0', fixed: '3.49' } },
+  credit1: {
+    Visa: { percentage: '2.99', fixed: '0.50' },
+    'Todas as bandeiras %': { percentage: '3.19', fixed: '0.50' },
+  },
+  debit1: {
+    Visa: { percentage: '1.49', fixed: '0.00' },
+    PIX: { percentage: '0.99', fixed: '0.00' },
+    Boleto: { percentage: '0', fixed: '3.49' },
+  },
 };
 
 export class RatePlanResponseDto {
@@ -33,7 +40,8 @@ export class RatePlanResponseDto {
     type: 'object',
     additionalProperties: true,
     example: FEES_EXAMPLE,
-    description: 'Fee table: "credit1".."credit21" / "debit1" → brand (or "Todas as bandeiras %") → {percentage, fixed}.',
+    description:
+      'Fee table: "credit1".."credit21" / "debit1" → brand (or "Todas as bandeiras %") → {percentage, fixed}.',
   })
   fees: Record<string, unknown>;
   @ApiProperty({ format: 'date-time' }) created_at: string;
@@ -62,12 +70,18 @@ export class CreateSplitPlanDto {
   @MaxLength(200)
   name: string;
 
-  @ApiProperty({ format: 'uuid', description: 'The rate plan whose cells this plan distributes (unknown: 400 rate_plan_not_found).' })
+  @ApiProperty({
+    format: 'uuid',
+    description: 'The rate plan whose cells this plan distributes (unknown: 400 rate_plan_not_found).',
+  })
   @IsString()
   @MaxLength(100)
   rate_plan: string;
 
-  @ApiProperty({ example: SPLIT_EXAMPLE, description: 'Split table for card-present payments, as a JSON string (single quotes accepted).' })
+  @ApiProperty({
+    example: SPLIT_EXAMPLE,
+    description: 'Split table for card-present payments, as a JSON string (single quotes accepted).',
+  })
   @IsString()
   @MaxLength(MAX_DOCUMENT_LENGTH)
   split_details: string;
@@ -87,7 +101,8 @@ export class SplitPlanResponseDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty() name: string;
   @ApiProperty({ format: 'uuid' }) rate_plan: string;
-  @ApiProperty({ description: 'As stored: the input with single quotes replaced by double quotes.' }) split_details: string;
+  @ApiProperty({ description: 'As stored: the input with single quotes replaced by double quotes.' })
+  split_details: string;
   @ApiProperty() split_details_online: string;
   @ApiProperty({ description: 'Always true.' }) automatic_developer_fee: boolean;
   @ApiProperty({ format: 'date-time' }) created_at: string;

@@ -10,7 +10,10 @@ export class CreateSellerDto {
   @MaxLength(200)
   name: string;
 
-  @ApiProperty({ example: '11222333000181', description: 'CPF (11 digits) or CNPJ (14 digits); punctuation allowed; check digits verified.' })
+  @ApiProperty({
+    example: '11222333000181',
+    description: 'CPF (11 digits) or CNPJ (14 digits); punctuation allowed; check digits verified.',
+  })
   @IsString()
   @MaxLength(30)
   document: string;
@@ -35,17 +38,25 @@ export class UpdateSellerDto {
   @MaxLength(254)
   email?: string;
 
-  @ApiPropertyOptional({ format: 'uuid', nullable: true, description: 'The rate plan that prices this seller\'s payments.' })
+  @ApiPropertyOptional({
+    format: 'uuid',
+    nullable: true,
+    description: "The rate plan that prices this seller's payments.",
+  })
   @IsOptional()
   @IsUUID('all', { message: 'must be a UUID' })
   rate_plan?: string | null;
 
-  @ApiPropertyOptional({ format: 'uuid', nullable: true, description: 'A split plan of the seller\'s rate plan.' })
+  @ApiPropertyOptional({ format: 'uuid', nullable: true, description: "A split plan of the seller's rate plan." })
   @IsOptional()
   @IsUUID('all', { message: 'must be a UUID' })
   split_plan?: string | null;
 
-  @ApiPropertyOptional({ format: 'uuid', nullable: true, description: 'Unified account receiving `Programador` shares.' })
+  @ApiPropertyOptional({
+    format: 'uuid',
+    nullable: true,
+    description: 'Unified account receiving `Programador` shares.',
+  })
   @IsOptional()
   @IsUUID('all', { message: 'must be a UUID' })
   developer_account?: string | null;

@@ -165,7 +165,10 @@ export class CreateSplitRuleDto {
   @IsUUID('all', { message: 'must be the UUID of a unified account' })
   recipient: string;
 
-  @ApiProperty({ example: '10.00', description: 'Money ("10.00") for fixed; a percentage of the amount ("12.5") for percentage.' })
+  @ApiProperty({
+    example: '10.00',
+    description: 'Money ("10.00") for fixed; a percentage of the amount ("12.5") for percentage.',
+  })
   @IsString()
   @MaxLength(20)
   amount: string;
@@ -280,7 +283,11 @@ export function toTransactionView(tx: Transaction, rules: SplitRule[]): Transact
     customer: tx.customer
       ? { name: tx.customer.name ?? null, email: tx.customer.email ?? null, document: tx.customer.document ?? null }
       : null,
-    fees: { percentage: formatPercentage(tx.feePercentage), fixed: formatMoney(tx.feeFixed), amount: formatMoney(tx.feeAmount) },
+    fees: {
+      percentage: formatPercentage(tx.feePercentage),
+      fixed: formatMoney(tx.feeFixed),
+      amount: formatMoney(tx.feeAmount),
+    },
     rate_plan: tx.ratePlanId,
     split_plan: tx.splitPlanId,
     split: {

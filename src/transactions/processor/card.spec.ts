@@ -1,10 +1,13 @@
 import { detectBrand, passesLuhn } from './card';
 
 describe('card numbers', () => {
-  it.each(['4111111111111111', '5555555555554444', '4000000000000002', '378282246310005', '6062825624254001'])('passes Luhn: %s', (n) =>
-    expect(passesLuhn(n)).toBe(true),
+  it.each(['4111111111111111', '5555555555554444', '4000000000000002', '378282246310005', '6062825624254001'])(
+    'passes Luhn: %s',
+    (n) => expect(passesLuhn(n)).toBe(true),
   );
-  it.each(['4111111111111112', '1234', '4111-1111-1111-1111', ''])('fails Luhn: %p', (n) => expect(passesLuhn(n)).toBe(false));
+  it.each(['4111111111111112', '1234', '4111-1111-1111-1111', ''])('fails Luhn: %p', (n) =>
+    expect(passesLuhn(n)).toBe(false),
+  );
 
   it.each([
     ['4111111111111111', 'Visa'],

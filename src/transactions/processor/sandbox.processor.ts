@@ -23,7 +23,11 @@ export class SandboxProcessor implements PaymentProcessor {
   async charge(request: ChargeRequest): Promise<ChargeResult> {
     const reference = `sbx_${request.transactionId.replace(/-/g, '')}`;
     if (request.paymentType === 'pix') {
-      return { status: 'pending', reference, pix: { qr_code: pixCode(request), expires_at: new Date(Date.now() + 30 * 60_000).toISOString() } };
+      return {
+        status: 'pending',
+        reference,
+        pix: { qr_code: pixCode(request), expires_at: new Date(Date.now() + 30 * 60_000).toISOString() },
+      };
     }
     if (request.paymentType === 'boleto') {
       return { status: 'pending', reference, boleto: { digitable_line: digitableLine(request), due_date: dueDate(3) } };
@@ -57,7 +61,10 @@ function pixCode(request: ChargeRequest): string {
 }
 
 function digitableLine(request: ChargeRequest): string {
-  const digits = BigInt(`0x${createHash('sha256').update(request.transactionId).digest('hex').slice(0, 24)}`).toString().padEnd(33, '0').slice(0, 33);
+  const digits = BigInt(`0x${createHash('sha256').update(request.transactionId).digest('hex').slice(0, 24)}`)
+    .toString()
+    .padEnd(33, '0')
+    .slice(0, 33);
   const amount = String(request.amount).padStart(10, '0');
   return `${digits}${'9999'}${amount}`.slice(0, 47);
 }

@@ -1,6 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, MaxLength, ValidateNested } from 'class-validator';
+import {
+  IsDefined,
+  IsIn,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
 import { formatMoney } from '../../common/money/money';
 import { MoneyField } from '../../common/money/money.decorators';
 import { CreatedRangeQueryDto } from '../../common/pagination/created-range.dto';
@@ -57,7 +67,10 @@ export class PayDto {
   @Type(() => PayeeDto)
   payee: PayeeDto;
 
-  @ApiProperty({ example: '83690000001234500000000000000000000000000000', description: 'Bill barcode or digitable line: 44 to 48 digits.' })
+  @ApiProperty({
+    example: '83690000001234500000000000000000000000000000',
+    description: 'Bill barcode or digitable line: 44 to 48 digits.',
+  })
   @IsString()
   @Matches(/^\d{44,48}$/, { message: 'must be the 44 to 48 digits of a barcode or digitable line' })
   barcode: string;
@@ -158,9 +171,15 @@ export class PostingResponseDto {
   @ApiProperty({ example: '50.00', description: 'Always positive; the type says the direction.' }) amount: string;
   @ApiProperty({ example: '1200.00' }) balance_after: string;
   @ApiProperty({ nullable: true, type: 'string' }) description: string | null;
-  @ApiProperty({ type: 'object', nullable: true, additionalProperties: true, description: 'The other side of the movement.' })
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    additionalProperties: true,
+    description: 'The other side of the movement.',
+  })
   counterparty: Record<string, unknown> | null;
-  @ApiProperty({ format: 'uuid', description: 'The double-entry journal entry this posting belongs to.' }) journal_entry: string;
+  @ApiProperty({ format: 'uuid', description: 'The double-entry journal entry this posting belongs to.' })
+  journal_entry: string;
   @ApiProperty({ format: 'date-time' }) created_at: string;
 
   static of(line: PostingRow): PostingResponseDto {
