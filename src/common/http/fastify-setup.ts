@@ -8,6 +8,7 @@ import secureJson from 'secure-json-parse';
 import { ApiError, MethodNotAllowedError, NotFoundError, ValidationError } from '../errors/api-error';
 import { toErrorResponse } from '../errors/error-response';
 import type { HttpMetrics } from '../../metrics/http-metrics';
+import { runInRequestContext } from '../context/request-context';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -63,6 +64,11 @@ export function createFastifyAdapter(options: {
       String(request.id),
     );
     return reply.status(response.status).headers(response.headers).send(response.body);
+  });
+
+  // Everything after the body is parsed (guards, interceptors, handlers) runs in the request's context.
+  fastify.addHook('preHandler', (request, _reply, done) => {
+    runInRequestContext({ requestId: String(request.id), ip: request.ip, request }, done);
   });
 
   fastify.addHook('onResponse', async (request, reply) => {
