@@ -3,6 +3,7 @@ import { IdentityAndAccess1763700100000 } from './1763700100000-identity-and-acc
 import { Plans1763700200000 } from './1763700200000-plans';
 import { Transactions1763700300000 } from './1763700300000-transactions';
 import { Ledger1763700400000 } from './1763700400000-ledger';
+import { AuditLog1763800000000 } from './1763800000000-audit-log';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -11,4 +12,5 @@ export const migrations = [
   Plans1763700200000,
   Transactions1763700300000,
   Ledger1763700400000,
+  AuditLog1763800000000,
 ];

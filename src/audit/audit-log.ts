@@ -1,0 +1,60 @@
+import { EntityManager } from 'typeorm';
+import { currentPrincipal, currentRequest } from '../common/context/request-context';
+
+/** Actions written to the audit log (API.md section 12). */
+export type AuditAction =
+  | 'user.activated'
+  | 'user.deactivated'
+  | 'user.superuser_granted'
+  | 'user.superuser_revoked'
+  | 'access.granted'
+  | 'access.changed'
+  | 'access.revoked'
+  | 'api_key.created'
+  | 'api_key.changed'
+  | 'api_key.deleted'
+  | 'webhook.created'
+  | 'webhook.changed'
+  | 'webhook.secret_rotated'
+  | 'webhook.deleted'
+  | 'seller.commercial_terms_changed'
+  | 'virtual_account.manual_deposit'
+  | 'transaction.voided'
+  | 'transaction.split_rule_created'
+  | 'transaction.split_rule_deleted';
+
+export interface AuditEntry {
+  action: AuditAction;
+  sellerId: string | null;
+  target: { type: string; id: string };
+  /** What changed, e.g. `{active: {from: true, to: false}}`; never secrets. */
+  changes?: object;
+}
+
+/**
+ * Writes one audit row inside the caller's database transaction, so the row exists if and
+ * only if the action committed. The actor, request id and client address come from the
+ * request being served (request context); outside a request the actor is the system.
+ */
+export async function recordAudit(manager: EntityManager, entry: AuditEntry): Promise<void> {
+  if (!manager.queryRunner?.isTransactionActive) {
+    throw new Error(`recordAudit(${entry.action}) must run inside the database transaction of the action`);
+  }
+  const request = currentRequest();
+  const principal = currentPrincipal();
+  await manager.query(
+    `INSERT INTO audit_log (actor_kind, actor_id, action, seller_id, target_type, target_id, changes, request_id, ip)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9)`,
+    [
+      principal?.kind ?? 'system',
+      principal?.id ?? null,
+      entry.action,
+      entry.sellerId,
+      entry.target.type,
+      entry.target.id,
+      JSON.stringify(entry.changes ?? {}),
+      request?.requestId ?? null,
+      request?.ip ?? null,
+    ],
+  );
+}
