@@ -12,6 +12,7 @@ import { SandboxProcessor } from './processor/sandbox.processor';
 import { SandboxController } from './sandbox.controller';
 import { TransactionsController } from './transactions.controller';
 import { TransactionsRepository } from './transactions.repository';
+import { TransactionSettlements } from './transaction-settlements';
 import { TransactionsService } from './transactions.service';
 
 const PROCESSORS = { sandbox: SandboxProcessor } as const;
@@ -34,9 +35,10 @@ export class TransactionsModule {
       providers: [
         TransactionsRepository,
         TransactionsService,
+        TransactionSettlements,
         { provide: PAYMENT_PROCESSOR, useClass: PROCESSORS[config.paymentsProcessor] },
       ],
-      exports: [TransactionsService],
+      exports: [TransactionsService, TransactionSettlements],
     };
   }
 }

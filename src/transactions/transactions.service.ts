@@ -31,6 +31,7 @@ import {
 import type { Transaction } from './entities/transaction.entity';
 import { detectBrand, passesLuhn } from './processor/card';
 import { CardData, ChargeResult, PAYMENT_PROCESSOR, PaymentProcessor } from './processor/payment-processor';
+import { TransactionSettlements } from './transaction-settlements';
 import { TransactionFilters, TransactionsRepository } from './transactions.repository';
 
 export type TransactionSource = 'api' | 'event_checkout' | 'subscription' | 'seed';
@@ -59,6 +60,7 @@ export class TransactionsService implements OnModuleInit {
     @Inject(PAYMENT_PROCESSOR) private readonly processor: PaymentProcessor,
     @Inject(AuthorizationService) private readonly authorization: AuthorizationService,
     @Inject(JobQueue) private readonly jobs: JobQueue,
+    private readonly settlements: TransactionSettlements,
   ) {}
 
   onModuleInit(): void {
@@ -171,6 +173,7 @@ export class TransactionsService implements OnModuleInit {
         approvedAt: charge.status === 'approved' ? new Date() : null,
       });
       const view = toTransactionView(tx, []);
+      await this.settlements.notify(manager, view, current.status);
       await recordEvent(manager, 'transaction.created', sellerId, view);
       if (charge.status === 'approved') await recordEvent(manager, 'transaction.approved', sellerId, view);
       if (charge.status === 'declined') await recordEvent(manager, 'transaction.declined', sellerId, view);
@@ -198,7 +201,9 @@ export class TransactionsService implements OnModuleInit {
           {},
           manager,
         );
-        await recordEvent(manager, 'transaction.voided', stale.sellerId, toTransactionView(voided, []));
+        const view = toTransactionView(voided, []);
+        await this.settlements.notify(manager, view, stale.status);
+        await recordEvent(manager, 'transaction.voided', stale.sellerId, view);
       }
       return interrupted.length;
     });
@@ -247,6 +252,7 @@ export class TransactionsService implements OnModuleInit {
       });
       const rules = await this.transactions.activeRules([id], manager);
       const view = toTransactionView(voided, rules.get(id) ?? []);
+      await this.settlements.notify(manager, view, tx.status);
       await recordEvent(manager, 'transaction.voided', sellerId, view);
       return view;
     });
@@ -333,6 +339,7 @@ export class TransactionsService implements OnModuleInit {
       const approved = await this.transactions.update(manager, id, { status: 'approved', approvedAt: new Date() });
       const rules = await this.transactions.activeRules([id], manager);
       const view = toTransactionView(approved, rules.get(id) ?? []);
+      await this.settlements.notify(manager, view, tx.status);
       await recordEvent(manager, 'transaction.approved', tx.sellerId, view);
       return view;
     });
