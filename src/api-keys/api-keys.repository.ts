@@ -51,10 +51,9 @@ export class ApiKeysRepository {
   }
 
   async softDelete(manager: EntityManager, sellerId: string, id: string): Promise<boolean> {
-    const result = await manager.getRepository(ApiKey).update(
-      { sellerId, id, deletedAt: IsNull() },
-      { deletedAt: new Date(), active: false },
-    );
+    const result = await manager
+      .getRepository(ApiKey)
+      .update({ sellerId, id, deletedAt: IsNull() }, { deletedAt: new Date(), active: false });
     return (result.affected ?? 0) > 0;
   }
 
