@@ -58,7 +58,7 @@ export function centsFromDb(value: string | number | bigint): Cents {
 export function checkPercentage(input: unknown): Checked<number> {
   const message = 'must be a number between 0 and 100 with at most 4 decimals';
   const text = typeof input === 'number' ? String(input) : typeof input === 'string' ? input : null;
-  const match = text === null ? null : PERCENT_PATTERN.exec(text);
+  const match = PERCENT_PATTERN.exec(text ?? '');
   if (!match) return { ok: false, message };
   const units = Number(match[1]) * PERCENT_SCALE + Number((match[2] ?? '').padEnd(4, '0'));
   if (units > FULL_PERCENT_UNITS) return { ok: false, message };
@@ -112,10 +112,9 @@ export function roundToTotal(numerators: readonly number[], denominator: number,
   const given = parts.reduce((sum, part) => sum + part, 0);
   let left = total - given;
   if (left < 0 || left > numerators.length) throw new RangeError('roundToTotal(): total out of reach of the parts');
-  if (left > 0) {
-    const order = remainders.map((_, i) => i).sort((a, b) => remainders[b] - remainders[a] || a - b);
-    for (let k = 0; left > 0; k++, left--) parts[order[k]] += 1;
-  }
+  // Largest remainders first; the sort is stable, so ties keep the earlier part first.
+  const order = remainders.map((_, i) => i).sort((a, b) => remainders[b] - remainders[a]);
+  for (let k = 0; left > 0; k++, left--) parts[order[k]] += 1;
   return parts;
 }
 

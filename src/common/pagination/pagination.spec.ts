@@ -91,6 +91,8 @@ describe('cursor pagination', () => {
     class OtherDto {}
     expect(PageOf(ThingResponseDto).name).toBe('ThingPageDto');
     expect(PageOf(OtherDto).name).toBe('OtherPageDto');
+    class DtoOfThingsDto {}
+    expect(PageOf(DtoOfThingsDto).name).toBe('DtoOfThingsPageDto');
   });
 
   it('adds the keyset condition, the order and one row more than the page', () => {

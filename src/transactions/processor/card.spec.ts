@@ -42,6 +42,8 @@ describe('card numbers', () => {
     ['9999999999999995', null],
     ['', null],
     ['41111a', null],
+    ['4 11', null],
+    ['a4111', null],
   ])('detects the brand of %p as %p', (number, brand) => expect(detectBrand(number)).toBe(brand));
 
   it.each([

@@ -16,7 +16,10 @@ export function passesLuhn(number: string): boolean {
   return sum % 10 === 0;
 }
 
-/** A range of prefixes of one length, both ends included: `[brand, digits, first, last]`. */
+/**
+ * A range of prefixes of one length, both ends included: `[brand, digits, first, last]`. A
+ * number shorter than `digits` reads as a smaller prefix, below `first`.
+ */
 type PrefixRange = readonly [CardBrand, number, number, number];
 
 /**
@@ -61,7 +64,6 @@ const PREFIX_RANGES: readonly PrefixRange[] = [
 export function detectBrand(number: string): CardBrand | null {
   if (!/^\d+$/.test(number)) return null;
   for (const [brand, digits, first, last] of PREFIX_RANGES) {
-    if (number.length < digits) continue;
     const prefix = Number(number.slice(0, digits));
     if (prefix >= first && prefix <= last) return brand;
   }
