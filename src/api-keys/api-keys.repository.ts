@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Repository } from 'typeorm';
+import { EntityManager, IsNull, Repository } from 'typeorm';
 import { applyKeyset, PageRequest } from '../common/pagination/pagination';
 import { ApiKey } from './entities/api-key.entity';
 
@@ -17,8 +17,10 @@ export class ApiKeysRepository {
 
   create(
     input: Pick<ApiKey, 'sellerId' | 'keyHash' | 'keySuffix' | 'label' | 'description' | 'active'>,
+    manager?: EntityManager,
   ): Promise<ApiKey> {
-    return this.keys.save(this.keys.create(input));
+    const repo = manager?.getRepository(ApiKey) ?? this.keys;
+    return repo.save(repo.create(input));
   }
 
   findForSeller(sellerId: string, id: string): Promise<ApiKey | null> {

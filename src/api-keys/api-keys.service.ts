@@ -1,6 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { NotFoundError } from '../common/errors/api-error';
+import { requestTransaction } from '../common/idempotency/request-transaction';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { ApiKeysRepository, KeyIdentity } from './api-keys.repository';
 import { ApiKeyResponseDto, CreateApiKeyDto, CreatedApiKeyResponseDto, UpdateApiKeyDto } from './dto/api-key.dto';
@@ -12,26 +15,34 @@ export function hashApiKey(key: string): string {
 /** Seller API keys (spec 2.2, 3, 4.1): a UUID4 secret shown once, stored as its SHA-256. */
 @Injectable()
 export class ApiKeysService {
-  constructor(@Inject(ApiKeysRepository) private readonly keys: ApiKeysRepository) {}
+  constructor(
+    @Inject(ApiKeysRepository) private readonly keys: ApiKeysRepository,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
 
-  async create(sellerId: string, input: CreateApiKeyDto): Promise<CreatedApiKeyResponseDto> {
+  create(sellerId: string, input: CreateApiKeyDto): Promise<CreatedApiKeyResponseDto> {
     const secret = randomUUID();
-    const key = await this.keys.create({
-      sellerId,
-      keyHash: hashApiKey(secret),
-      keySuffix: secret.slice(-4),
-      label: input.label,
-      description: input.description,
-      active: input.active ?? true,
+    return requestTransaction(this.dataSource, async (manager) => {
+      const key = await this.keys.create(
+        {
+          sellerId,
+          keyHash: hashApiKey(secret),
+          keySuffix: secret.slice(-4),
+          label: input.label,
+          description: input.description,
+          active: input.active ?? true,
+        },
+        manager,
+      );
+      return {
+        id: key.id,
+        key: secret,
+        active: key.active,
+        label: key.label,
+        description: key.description,
+        created_at: key.createdAt.toISOString(),
+      };
     });
-    return {
-      id: key.id,
-      key: secret,
-      active: key.active,
-      label: key.label,
-      description: key.description,
-      created_at: key.createdAt.toISOString(),
-    };
   }
 
   async list(sellerId: string, page: PageRequest): Promise<Page<ApiKeyResponseDto>> {

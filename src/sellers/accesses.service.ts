@@ -1,7 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { UsersRepository } from '../auth/users.repository';
 import type { Permission } from '../auth/permissions';
 import { ConflictError, NotFoundError, ValidationError } from '../common/errors/api-error';
+import { requestTransaction } from '../common/idempotency/request-transaction';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { AccessResponseDto, CreateAccessDto } from './dto/access.dto';
 import { SellersRepository } from './sellers.repository';
@@ -12,6 +15,7 @@ export class AccessesService {
   constructor(
     @Inject(SellersRepository) private readonly sellers: SellersRepository,
     @Inject(UsersRepository) private readonly users: UsersRepository,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   async grant(sellerId: string, input: CreateAccessDto): Promise<AccessResponseDto> {
@@ -21,8 +25,10 @@ export class AccessesService {
     const user = input.user ? await this.users.findById(input.user) : await this.users.findByEmail(input.email!);
     if (!user) throw ValidationError.of(input.user ? 'user' : 'email', 'must name an existing user');
     try {
-      return AccessResponseDto.of(
-        await this.sellers.createAccess({ sellerId, userId: user.id, permissions: input.permissions }),
+      return await requestTransaction(this.dataSource, async (manager) =>
+        AccessResponseDto.of(
+          await this.sellers.createAccess({ sellerId, userId: user.id, permissions: input.permissions }, manager),
+        ),
       );
     } catch (error) {
       if ((error as { driverError?: { code?: string } }).driverError?.code === '23505') {

@@ -25,8 +25,9 @@ export class SellersRepository {
 
   // ---- sellers
 
-  createSeller(input: Pick<Seller, 'name' | 'document' | 'email'>): Promise<Seller> {
-    return this.sellers.save(this.sellers.create({ ...input, splitParticipants: {} }));
+  createSeller(input: Pick<Seller, 'name' | 'document' | 'email'>, manager?: EntityManager): Promise<Seller> {
+    const repo = manager?.getRepository(Seller) ?? this.sellers;
+    return repo.save(repo.create({ ...input, splitParticipants: {} }));
   }
 
   findSellerByDocument(document: string): Promise<Seller | null> {
@@ -104,8 +105,9 @@ export class SellersRepository {
     return this.accesses.findOneBy({ sellerId, id });
   }
 
-  createAccess(input: Pick<Access, 'userId' | 'sellerId' | 'permissions'>): Promise<Access> {
-    return this.accesses.save(this.accesses.create(input));
+  createAccess(input: Pick<Access, 'userId' | 'sellerId' | 'permissions'>, manager?: EntityManager): Promise<Access> {
+    const repo = manager?.getRepository(Access) ?? this.accesses;
+    return repo.save(repo.create(input));
   }
 
   async updateAccess(sellerId: string, id: string, permissions: Permission[]): Promise<void> {

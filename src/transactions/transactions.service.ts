@@ -10,6 +10,7 @@ import {
   NotFoundError,
   ValidationError,
 } from '../common/errors/api-error';
+import { requestTransaction } from '../common/idempotency/request-transaction';
 import { checkMoney, checkPercentage, Cents, percentOf } from '../common/money/money';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { PlansService } from '../plans/plans.service';
@@ -236,7 +237,7 @@ export class TransactionsService implements OnModuleInit {
    * answers), so the record and the processor cannot end up disagreeing.
    */
   async void(sellerId: string, id: string, reason?: string): Promise<TransactionResponseDto> {
-    return this.dataSource.transaction(async (manager) => {
+    return requestTransaction(this.dataSource, async (manager) => {
       const tx = await this.lockOrFail(manager, sellerId, id);
       if (tx.status !== 'approved' && tx.status !== 'pending') {
         throw new ConflictError(
@@ -269,7 +270,7 @@ export class TransactionsService implements OnModuleInit {
     if ((await this.sellers.unknownAccounts([input.recipient])).length > 0) {
       throw new BadRequestError('recipient_not_found', 'The recipient is not an existing unified account.');
     }
-    return this.dataSource.transaction(async (manager) => {
+    return requestTransaction(this.dataSource, async (manager) => {
       const tx = await this.lockOrFail(manager, sellerId, id);
       if (tx.status === 'voided' || tx.status === 'declined') {
         throw new ConflictError('invalid_state', `A ${tx.status} transaction cannot take split rules.`);
