@@ -1,8 +1,11 @@
+import type { FastifyRequest } from 'fastify';
 import { DataSource, EntityManager } from 'typeorm';
 import { createUser, TestUser } from '../../test/support/identity';
 import { CARDS, payingSeller } from '../../test/support/payments';
 import { startTestApp, TestApp } from '../../test/support/test-app';
 import { AuthorizationService } from '../auth/authorization.service';
+import { runInRequestContext } from '../common/context/request-context';
+import { attachClaim, IdempotencyClaim } from '../common/idempotency/request-transaction';
 import { JobQueue } from '../jobs/job-queue.service';
 import { PlansService } from '../plans/plans.service';
 import { SellersService } from '../sellers/sellers.service';
@@ -221,5 +224,28 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
     });
     const declined = await service.create(sellerId, card);
     expect(declined).toMatchObject({ status: 'declined', decline_reason: 'insufficient_funds' });
+  });
+
+  it("answers the request's Idempotency-Key only for a charge asked through the API", async () => {
+    const request = {} as FastifyRequest;
+    const claim: IdempotencyClaim = {
+      resumeOf: null,
+      answered: false,
+      provisional: false,
+      answer: jest.fn(async () => undefined),
+      tie: jest.fn(async () => undefined),
+    };
+    attachClaim(request, claim);
+    const inRequest = <T>(work: () => Promise<T>) => runInRequestContext({ requestId: 'r1', ip: '::1', request }, work);
+
+    const onBehalf = await inRequest(() => service.create(sellerId, card, 'event_checkout'));
+    expect(onBehalf.status).toBe('approved');
+    expect(claim.tie).not.toHaveBeenCalled();
+    expect(claim.answer).not.toHaveBeenCalled();
+
+    const asked = await inRequest(() => service.create(sellerId, card));
+    expect(claim.tie).toHaveBeenCalledWith(expect.anything(), asked.id);
+    expect(claim.answer).toHaveBeenCalledWith(expect.anything(), asked);
+    expect(claim.answered).toBe(true);
   });
 });

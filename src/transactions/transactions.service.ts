@@ -12,6 +12,7 @@ import {
 } from '../common/errors/api-error';
 import {
   keepIdempotencyKeyOpen,
+  outsideIdempotencyKey,
   requestTransaction,
   resumedResource,
   tieIdempotencyKey,
@@ -90,10 +91,25 @@ export class TransactionsService implements OnModuleInit {
     });
   }
 
-  async create(
+  /**
+   * Charges a payment. Only a charge the API was asked for (`source` 'api') answers the request's
+   * Idempotency-Key; one made on behalf of another change (a checkout, a subscription) keeps
+   * apart from it, so that it never records its answer as that request's answer.
+   */
+  create(
     sellerId: string,
     input: CreateTransactionDto,
     source: TransactionSource = 'api',
+  ): Promise<TransactionResponseDto> {
+    return source === 'api'
+      ? this.createCharge(sellerId, input, source)
+      : outsideIdempotencyKey(() => this.createCharge(sellerId, input, source));
+  }
+
+  private async createCharge(
+    sellerId: string,
+    input: CreateTransactionDto,
+    source: TransactionSource,
   ): Promise<TransactionResponseDto> {
     const payment = this.checkPayment(input);
     const resumed = resumedResource();

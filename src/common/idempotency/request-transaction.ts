@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { DataSource, EntityManager } from 'typeorm';
 import { currentRequest } from '../context/request-context';
 import { ConflictError } from '../errors/api-error';
@@ -21,12 +22,14 @@ export interface IdempotencyClaim {
 }
 
 const claims = new WeakMap<FastifyRequest, IdempotencyClaim>();
+const detached = new AsyncLocalStorage<true>();
 
 export function attachClaim(request: FastifyRequest, claim: IdempotencyClaim): void {
   claims.set(request, claim);
 }
 
 function currentClaim(): IdempotencyClaim | undefined {
+  if (detached.getStore()) return undefined;
   const request = currentRequest()?.request;
   return request ? claims.get(request) : undefined;
 }
@@ -75,6 +78,14 @@ export async function requestTransaction<T>(
  */
 export async function tieIdempotencyKey(manager: EntityManager, resourceId: string): Promise<void> {
   await currentClaim()?.tie(manager, resourceId);
+}
+
+/**
+ * Runs `work` apart from the request's Idempotency-Key: for a change made on behalf of another
+ * one (a checkout creating its charge), whose own answer is not the request's answer.
+ */
+export function outsideIdempotencyKey<T>(work: () => Promise<T>): Promise<T> {
+  return detached.run(true, work);
 }
 
 /** The record an interrupted earlier attempt of this same request tied its key to, if any. */
