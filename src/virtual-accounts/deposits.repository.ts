@@ -141,7 +141,8 @@ export class DepositsRepository {
   }
 
   async markCompleted(manager: EntityManager, id: string, entryId: string, at: Date): Promise<DepositRow> {
-    const rows: DepositDbRow[] = await manager.query(
+    // TypeORM answers an UPDATE with [rows, count].
+    const [rows]: [DepositDbRow[], number] = await manager.query(
       `UPDATE deposits AS d SET status = 'completed', entry_id = $2, completed_at = $3, updated_at = $3
        WHERE d.id = $1 RETURNING ${COLUMNS}`,
       [id, entryId, at],
@@ -151,7 +152,7 @@ export class DepositsRepository {
 
   /** Expires up to `limit` pending deposits whose time ran out by `now`, skipping any being confirmed. */
   async expireDue(manager: EntityManager, now: Date, limit: number): Promise<DepositRow[]> {
-    const rows: DepositDbRow[] = await manager.query(
+    const [rows]: [DepositDbRow[], number] = await manager.query(
       `UPDATE deposits AS d SET status = 'expired', expired_at = $1, updated_at = $1
        WHERE d.id IN (SELECT id FROM deposits WHERE status = 'pending' AND expires_at <= $1
                       ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
