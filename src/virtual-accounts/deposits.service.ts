@@ -179,9 +179,10 @@ export class DepositsService implements OnModuleInit {
   /** The deposit's journal entry: the account credited, the outside world's deposits account debited. */
   private async post(
     manager: EntityManager,
-    deposit: Pick<DepositRow, 'id' | 'sellerId' | 'accountId' | 'amount' | 'method' | 'description'> & {
-      externalReference: string | null;
-    },
+    deposit: Pick<
+      DepositRow,
+      'id' | 'sellerId' | 'accountId' | 'amount' | 'method' | 'description' | 'externalReference'
+    >,
   ): Promise<PostedLine> {
     const source = await this.ledger.systemAccount('external:deposits');
     const lines = postedOrThrow(
