@@ -8,7 +8,7 @@ import { UuidParam } from '../common/validation/uuid-param';
 import { ApiErrorResponses } from '../openapi/api-error-responses.decorator';
 import { DepositsService } from './deposits.service';
 import { DepositDto, DepositResponseDto, DepositsQueryDto } from './dto/virtual-account.dto';
-import { NOT_FOUND, operate, view } from './virtual-accounts.controller';
+import { NOT_FOUND, OPERATE, VIEW } from './virtual-accounts.controller';
 
 /** Deposits into a seller's virtual account (API.md section 9). */
 @ApiTags('virtual accounts')
@@ -17,7 +17,7 @@ export class DepositsController {
   constructor(private readonly deposits: DepositsService) {}
 
   @Post('deposit')
-  @Authenticated(operate)
+  @Authenticated(OPERATE)
   @Idempotent()
   @ApiOperation({
     summary:
@@ -38,7 +38,7 @@ export class DepositsController {
   }
 
   @Get('deposits')
-  @Authenticated(view)
+  @Authenticated(VIEW)
   @ApiOperation({ summary: "The virtual account's deposits and their status, newest first" })
   @ApiOkResponse({ type: PageOf(DepositResponseDto) })
   @ApiErrorResponses(400)
@@ -51,7 +51,7 @@ export class DepositsController {
   }
 
   @Get('deposits/:deposit_id')
-  @Authenticated(view)
+  @Authenticated(VIEW)
   @ApiOperation({ summary: 'One deposit and its status' })
   @ApiOkResponse({ type: DepositResponseDto })
   get(

@@ -14,8 +14,8 @@ import {
 } from './dto/virtual-account.dto';
 import { VirtualAccountsService } from './virtual-accounts.service';
 
-export const view = { seller: 'account_id', permission: 'virtualaccounts.view' } as const;
-export const operate = { seller: 'account_id', permission: 'virtualaccounts.operate' } as const;
+export const VIEW = { seller: 'account_id', permission: 'virtualaccounts.view' } as const;
+export const OPERATE = { seller: 'account_id', permission: 'virtualaccounts.operate' } as const;
 export const NOT_FOUND = 'Virtual account not found.';
 
 /**
@@ -28,7 +28,7 @@ export class VirtualAccountsController {
   constructor(private readonly accounts: VirtualAccountsService) {}
 
   @Get()
-  @Authenticated(view)
+  @Authenticated(VIEW)
   @ApiOperation({ summary: "The seller's virtual accounts" })
   @ApiOkResponse({ type: PageOf(VirtualAccountResponseDto) })
   @ApiErrorResponses(400)
@@ -37,7 +37,7 @@ export class VirtualAccountsController {
   }
 
   @Get(':id')
-  @Authenticated(view)
+  @Authenticated(VIEW)
   @ApiOperation({ summary: 'One virtual account with its balance' })
   @ApiOkResponse({ type: VirtualAccountResponseDto })
   @ApiErrorResponses(405)
@@ -49,7 +49,7 @@ export class VirtualAccountsController {
   }
 
   @Get(':id/postings')
-  @Authenticated(view)
+  @Authenticated(VIEW)
   @ApiOperation({ summary: 'Statement: postings newest first, each with the balance after it' })
   @ApiOkResponse({ type: PageOf(PostingResponseDto) })
   @ApiErrorResponses(400)
@@ -62,7 +62,7 @@ export class VirtualAccountsController {
   }
 
   @Post(':id/pay')
-  @Authenticated(operate)
+  @Authenticated(OPERATE)
   @Idempotent()
   @ApiOperation({
     summary:
@@ -79,7 +79,7 @@ export class VirtualAccountsController {
   }
 
   @Post(':id/transfer')
-  @Authenticated(operate)
+  @Authenticated(OPERATE)
   @Idempotent()
   @ApiOperation({
     summary:
