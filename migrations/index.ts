@@ -5,6 +5,8 @@ import { Transactions1763700300000 } from './1763700300000-transactions';
 import { Ledger1763700400000 } from './1763700400000-ledger';
 import { AuditLog1763800000000 } from './1763800000000-audit-log';
 import { LedgerDepositsPayouts1763800100000 } from './1763800100000-ledger-deposits-payouts';
+import { AuditLogPages1763800300000 } from './1763800300000-audit-log-pages';
+import { UsersAdmin1763800310000 } from './1763800310000-users-admin';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -15,4 +17,6 @@ export const migrations = [
   Ledger1763700400000,
   AuditLog1763800000000,
   LedgerDepositsPayouts1763800100000,
+  AuditLogPages1763800300000,
+  UsersAdmin1763800310000,
 ];

@@ -1,5 +1,6 @@
 import { DynamicModule, Global, Module, Type } from '@nestjs/common';
 import { ApiKeysModule } from './api-keys/api-keys.module';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { CommonModule } from './common/common.module';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module';
@@ -52,6 +53,7 @@ export class AppModule {
         TransactionsModule.register(options.config),
         ...(options.config.paymentsProcessor === 'sandbox' ? [SandboxDepositsModule] : []),
         HealthModule,
+        AuditModule,
         ...(options.imports ?? []),
       ],
       controllers: [MetricsController],
