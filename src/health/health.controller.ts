@@ -16,17 +16,22 @@ export class HealthController {
   ) {}
 
   @Get('live')
-  @ApiOperation({ summary: 'Liveness: the process answers' })
+  @ApiOperation({
+    summary: 'Liveness: the process answers',
+    description: "200 while the process runs; for the orchestrator's liveness probe (no database call).",
+  })
   @ApiOkResponse({ type: HealthStatusDto })
-  @ApiErrorResponses(405)
   live(): HealthStatusDto {
     return { status: 'ok' };
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'Readiness: the database answers' })
+  @ApiOperation({
+    summary: 'Readiness: the database answers',
+    description: "200 when the database answers within 2 seconds, else 503: for the load balancer's readiness probe.",
+  })
   @ApiOkResponse({ type: HealthStatusDto })
-  @ApiErrorResponses(405, 503)
+  @ApiErrorResponses(503)
   async ready(): Promise<HealthStatusDto> {
     try {
       await this.health.check([() => this.database.pingCheck('database', { timeout: 2000 })]);

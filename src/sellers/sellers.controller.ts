@@ -23,7 +23,11 @@ export class SellersController {
   @Post()
   @Authenticated({ superuser: true })
   @Idempotent()
-  @ApiOperation({ summary: 'Create a seller (superusers)' })
+  @ApiOperation({
+    summary: 'Create a seller (superusers)',
+    description:
+      'Creates a seller and its main unified account. `document` is a CPF (11 digits) or CNPJ (14 digits) with its check digits verified; one seller per document (409 otherwise).',
+  })
   @ApiCreatedResponse({ type: SellerResponseDto })
   @ApiErrorResponses(400, 409)
   create(@Body() body: CreateSellerDto): Promise<SellerResponseDto> {
@@ -32,7 +36,10 @@ export class SellersController {
 
   @Get()
   @Authenticated()
-  @ApiOperation({ summary: 'Sellers the caller has an access to (all, for superusers)' })
+  @ApiOperation({
+    summary: 'Sellers the caller has an access to (all, for superusers)',
+    description: 'The sellers the user has an access to, newest first, cursor-paginated; superusers see all.',
+  })
   @ApiOkResponse({ type: PageOf(SellerResponseDto) })
   @ApiErrorResponses(400)
   list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
@@ -41,7 +48,10 @@ export class SellersController {
 
   @Get(':id')
   @Authenticated({ seller: 'id' })
-  @ApiOperation({ summary: 'One seller' })
+  @ApiOperation({
+    summary: 'One seller',
+    description: 'The seller with its commercial terms (rate plan, split plan, developer account, split participants).',
+  })
   @ApiOkResponse({ type: SellerResponseDto })
   get(@Param('id') id: string): Promise<SellerResponseDto> {
     return this.sellers.get(id);
@@ -49,7 +59,11 @@ export class SellersController {
 
   @Patch(':id')
   @Authenticated({ seller: 'id', permission: 'seller.manage' })
-  @ApiOperation({ summary: 'Update a seller: name, email, developer account, split participants' })
+  @ApiOperation({
+    summary: 'Update a seller: name, email, developer account, split participants',
+    description:
+      "`seller.manage` edits `name` and `email`; the commercial terms (`rate_plan`, `split_plan`, `developer_account`, `split_participants`) are the platform's: superusers only (403 `superuser_required`). The split plan must belong to the seller's rate plan.",
+  })
   @ApiOkResponse({ type: SellerResponseDto })
   @ApiErrorResponses(400)
   update(@Param('id') id: string, @Body() body: UpdateSellerDto): Promise<SellerResponseDto> {
@@ -58,7 +72,10 @@ export class SellersController {
 
   @Get(':id/subaccounts')
   @Authenticated({ seller: 'id' })
-  @ApiOperation({ summary: "The seller's sub-accounts" })
+  @ApiOperation({
+    summary: "The seller's sub-accounts",
+    description: "The seller's sub-accounts (unified accounts under it), newest first.",
+  })
   @ApiOkResponse({ type: PageOf(SubaccountResponseDto) })
   @ApiErrorResponses(400)
   listSubaccounts(@Param('id') id: string, @Query() query: PageQueryDto) {
@@ -68,7 +85,10 @@ export class SellersController {
   @Post(':id/subaccounts')
   @Authenticated({ seller: 'id', permission: 'seller.manage' })
   @Idempotent()
-  @ApiOperation({ summary: 'Create a sub-account (a unified account under the seller)' })
+  @ApiOperation({
+    summary: 'Create a sub-account (a unified account under the seller)',
+    description: 'Creates a sub-account and provisions its virtual account with the same id.',
+  })
   @ApiCreatedResponse({ type: SubaccountResponseDto })
   @ApiErrorResponses(400)
   createSubaccount(@Param('id') id: string, @Body() body: CreateSubaccountDto): Promise<SubaccountResponseDto> {
@@ -77,7 +97,10 @@ export class SellersController {
 
   @Get(':id/accesses')
   @Authenticated({ seller: 'id', permission: 'accesses.manage' })
-  @ApiOperation({ summary: "The seller's access table" })
+  @ApiOperation({
+    summary: "The seller's access table",
+    description: 'Who can act on the seller and with which permissions.',
+  })
   @ApiOkResponse({ type: PageOf(AccessResponseDto) })
   @ApiErrorResponses(400)
   listAccesses(@Param('id') id: string, @Query() query: PageQueryDto) {
@@ -87,7 +110,11 @@ export class SellersController {
   @Post(':id/accesses')
   @Authenticated({ seller: 'id', permission: 'accesses.manage' })
   @Idempotent()
-  @ApiOperation({ summary: 'Grant a user permissions on the seller' })
+  @ApiOperation({
+    summary: 'Grant a user permissions on the seller',
+    description:
+      'Gives a user (by `user` id or `email`) permissions on the seller. A non-superuser grants only permissions it holds itself (403 `permission_not_grantable`); one entry per user and seller (409).',
+  })
   @ApiCreatedResponse({ type: AccessResponseDto })
   @ApiErrorResponses(400, 409)
   grant(@Param('id') id: string, @Body() body: CreateAccessDto): Promise<AccessResponseDto> {
@@ -96,7 +123,10 @@ export class SellersController {
 
   @Patch(':id/accesses/:access_id')
   @Authenticated({ seller: 'id', permission: 'accesses.manage' })
-  @ApiOperation({ summary: "Replace an access entry's permissions" })
+  @ApiOperation({
+    summary: "Replace an access entry's permissions",
+    description: "Replaces the entry's permissions, with the same granting rules; nobody changes their own entry.",
+  })
   @ApiOkResponse({ type: AccessResponseDto })
   @ApiErrorResponses(400)
   updateAccess(
@@ -110,7 +140,10 @@ export class SellersController {
   @Delete(':id/accesses/:access_id')
   @HttpCode(204)
   @Authenticated({ seller: 'id', permission: 'accesses.manage' })
-  @ApiOperation({ summary: 'Revoke an access entry' })
+  @ApiOperation({
+    summary: 'Revoke an access entry',
+    description: "Removes the user's access to the seller at once; nobody deletes their own entry.",
+  })
   @ApiNoContentResponse({ description: 'Revoked.' })
   async revokeAccess(
     @Param('id') id: string,

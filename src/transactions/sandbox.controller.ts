@@ -18,6 +18,8 @@ export class SandboxController {
   @Authenticated()
   @ApiOperation({
     summary: "Sandbox: confirm a pending pix or boleto payment (needs transactions.create on the transaction's seller)",
+    description:
+      "Sandbox processor only: marks a pending pix or boleto transaction as paid (approved), as the bank's notice would. Other states answer 409 `invalid_state`.",
   })
   @ApiOkResponse({ type: TransactionResponseDto })
   @ApiErrorResponses(404, 409)

@@ -30,7 +30,10 @@ export class VirtualAccountsController {
 
   @Get()
   @Authenticated(view)
-  @ApiOperation({ summary: "The seller's virtual accounts" })
+  @ApiOperation({
+    summary: "The seller's virtual accounts",
+    description: "The seller's virtual accounts (its own and its sub-accounts'), with their balances.",
+  })
   @ApiOkResponse({ type: PageOf(VirtualAccountResponseDto) })
   @ApiErrorResponses(400)
   list(@Param('account_id') sellerId: string, @Query() query: PageQueryDto) {
@@ -39,9 +42,12 @@ export class VirtualAccountsController {
 
   @Get(':id')
   @Authenticated(view)
-  @ApiOperation({ summary: 'One virtual account with its balance' })
+  @ApiOperation({
+    summary: 'One virtual account with its balance',
+    description:
+      'The account and its balance. Accounts are never deleted (DELETE answers 405): that would destroy accounting history; empty one with a transfer instead.',
+  })
   @ApiOkResponse({ type: VirtualAccountResponseDto })
-  @ApiErrorResponses(405)
   get(
     @Param('account_id') sellerId: string,
     @UuidParam('id', NOT_FOUND, 'virtual_account_not_found') id: string,
@@ -51,7 +57,11 @@ export class VirtualAccountsController {
 
   @Get(':id/postings')
   @Authenticated(view)
-  @ApiOperation({ summary: 'Statement: postings newest first, each with the balance after it' })
+  @ApiOperation({
+    summary: 'Statement: postings newest first, each with the balance after it',
+    description:
+      "The account's postings, newest first, each with the balance after it; filters `type`, `created_after`, `created_before`.",
+  })
   @ApiOkResponse({ type: PageOf(PostingResponseDto) })
   @ApiErrorResponses(400)
   postings(
@@ -65,7 +75,10 @@ export class VirtualAccountsController {
   @Post(':id/deposit')
   @Authenticated(operate)
   @Idempotent()
-  @ApiOperation({ summary: 'Deposit money into the virtual account' })
+  @ApiOperation({
+    summary: 'Deposit money into the virtual account',
+    description: 'Puts money into the account and answers the posting. Posted in one double-entry journal entry.',
+  })
   @ApiCreatedResponse({ type: PostingResponseDto })
   @ApiErrorResponses(400, 409, 422)
   deposit(
@@ -79,7 +92,11 @@ export class VirtualAccountsController {
   @Post(':id/pay')
   @Authenticated(operate)
   @Idempotent()
-  @ApiOperation({ summary: 'Pay a bill from the virtual account (400 insufficient_funds past the balance)' })
+  @ApiOperation({
+    summary: 'Pay a bill from the virtual account (400 insufficient_funds past the balance)',
+    description:
+      'Pays a bill (`barcode`, `payee`) from the balance and answers the posting. The balance never goes below zero: 400 `insufficient_funds`, and nothing is written.',
+  })
   @ApiCreatedResponse({ type: PostingResponseDto })
   @ApiErrorResponses(400, 409, 422)
   pay(
@@ -93,7 +110,11 @@ export class VirtualAccountsController {
   @Post(':id/transfer')
   @Authenticated(operate)
   @Idempotent()
-  @ApiOperation({ summary: 'Transfer out: to another virtual account, a PIX key or a bank account' })
+  @ApiOperation({
+    summary: 'Transfer out: to another virtual account, a PIX key or a bank account',
+    description:
+      'Moves money to another virtual account, a PIX key or a bank account, and answers the outgoing posting. 400 `insufficient_funds` past the balance, and nothing is written.',
+  })
   @ApiCreatedResponse({ type: PostingResponseDto })
   @ApiErrorResponses(400, 409, 422)
   transfer(

@@ -39,6 +39,7 @@ export class UpdateSellerDto {
   email?: string;
 
   @ApiPropertyOptional({
+    type: 'string',
     format: 'uuid',
     nullable: true,
     description: "The rate plan that prices this seller's payments.",
@@ -47,12 +48,18 @@ export class UpdateSellerDto {
   @IsUUID('all', { message: 'must be a UUID' })
   rate_plan?: string | null;
 
-  @ApiPropertyOptional({ format: 'uuid', nullable: true, description: "A split plan of the seller's rate plan." })
+  @ApiPropertyOptional({
+    type: 'string',
+    format: 'uuid',
+    nullable: true,
+    description: "A split plan of the seller's rate plan.",
+  })
   @IsOptional()
   @IsUUID('all', { message: 'must be a UUID' })
   split_plan?: string | null;
 
   @ApiPropertyOptional({
+    type: 'string',
     format: 'uuid',
     nullable: true,
     description: 'Unified account receiving `Programador` shares.',
