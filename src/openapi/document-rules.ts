@@ -51,6 +51,7 @@ const SUCCESS_DESCRIPTIONS: Record<number, string> = {
 
 export const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid input (`validation_failed` with `errors`, `invalid_json`, or a rule of the operation).',
+  402: 'The card was declined (`card_declined`).',
   401: 'No credential, or an invalid, expired or inactive one (`WWW-Authenticate: Bearer`).',
   403: 'A valid credential without the right to this operation.',
   404: 'No such record, or one the caller cannot see.',
@@ -169,7 +170,8 @@ function finalizeOperation(operation: Json, schemas: Json): void {
     body.example ??= exampleOf(body.schema, schemas);
   }
   const responses: Json = (operation.responses ??= {});
-  const standard = [500, 503, ...(operation.requestBody ? [400, 413, 415] : [])];
+  // Any request can be refused for its query (NUL characters) or body, or meet a fault.
+  const standard = [400, 500, 503, ...(operation.requestBody ? [413, 415] : [])];
   for (const status of standard) responses[status] ??= { description: ERROR_DESCRIPTIONS[status] };
   for (const [status, response] of Object.entries(responses) as Array<[string, Json]>) {
     const code = Number(status);

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/access.decorators';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { PageOf, toPageRequest } from '../common/pagination/pagination';
@@ -76,6 +76,7 @@ export class TransactionsController {
     description:
       "Voids an `approved` or `pending` transaction (optional `reason`); the seller's share reverses and split rules stay as history. Any other state, a second void included: 409 `invalid_state`.",
   })
+  @ApiBody({ type: VoidTransactionDto, required: false })
   @ApiOkResponse({ type: TransactionResponseDto })
   @ApiErrorResponses(400, 409, 422)
   void(
@@ -109,9 +110,11 @@ export class TransactionsController {
   @Authenticated({ seller: 'sellers_pk', permission: 'transactions.split' })
   @ApiOperation({
     summary: 'Remove a split rule',
-    description: 'Deletes one split rule of the transaction; an unknown rule answers 404.',
+    description:
+      'Deletes one split rule of the transaction; an unknown rule answers 404, a voided or declined transaction 409 `invalid_state`.',
   })
   @ApiNoContentResponse({ description: 'Removed.' })
+  @ApiErrorResponses(409)
   async removeSplitRule(
     @Param('sellers_pk') sellerId: string,
     @UuidParam('id', NOT_FOUND, 'transaction_not_found') id: string,

@@ -1,4 +1,4 @@
-import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MoneyField } from '../../common/money/money.decorators';
 import { PageQueryDto } from '../../common/pagination/pagination';
@@ -92,7 +92,7 @@ export class CreateSplitPlanDto {
   split_details_online: string;
 
   /** Not accepted as input (spec 2.3): a value sent is ignored and the plan stores true. */
-  @ApiHideProperty()
+  @ApiPropertyOptional({ type: 'boolean', description: 'Ignored: a split plan always stores true (spec 2.3).' })
   @Allow()
   automatic_developer_fee?: unknown;
 }
