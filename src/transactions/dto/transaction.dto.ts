@@ -12,9 +12,13 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { MoneyField } from '../../common/money/money.decorators';
+import { FieldRule } from '../../common/validation/field-rule';
+import { normaliseDocument } from '../../sellers/document';
+import { detectBrand, passesLuhn } from '../processor/card';
 import { CreatedRangeQueryDto } from '../../common/pagination/created-range.dto';
 import { EntryModeField, InstallmentsField, PaymentTypeField } from '../../split/payment-fields';
 import { ENTRY_MODES, EntryMode, PAYMENT_TYPES, PaymentType } from '../../split/table';
@@ -24,10 +28,20 @@ import type { Transaction, TransactionStatus } from '../entities/transaction.ent
 
 export const TRANSACTION_STATUSES: TransactionStatus[] = ['pending', 'approved', 'declined', 'voided'];
 
+// Cross-field rules judge only a known payment type; an unknown one is payment_type's own error.
+const isKnownPayment = (type: unknown) => PAYMENT_TYPES.includes(type as PaymentType);
+const isCardPayment = (type: unknown) => type === 'credit' || type === 'debit';
+const isOtherPayment = (type: unknown) => isKnownPayment(type) && !isCardPayment(type);
+
 export class CardDto {
   @ApiProperty({ example: '4111111111111111', description: 'Digits only; Luhn-checked. Never stored.' })
   @IsString()
   @Matches(/^\d{12,19}$/, { message: 'must be 12 to 19 digits' })
+  @FieldRule('cardNumber', (number) => {
+    if (typeof number !== 'string' || !/^\d{12,19}$/.test(number)) return null;
+    if (!passesLuhn(number)) return 'is not a valid card number';
+    return detectBrand(number) ? null : 'is a card of a brand that is not accepted';
+  })
   number: string;
 
   @ApiProperty({ example: 'ANA SOUZA' })
@@ -46,6 +60,13 @@ export class CardDto {
   @IsInt({ message: 'must be a four-digit year' })
   @Min(2000, { message: 'must be a four-digit year' })
   @Max(2100, { message: 'must be a four-digit year' })
+  @FieldRule('cardNotExpired', (year, card: CardDto) => {
+    if (!Number.isInteger(year) || !Number.isInteger(card.exp_month)) return null;
+    const now = new Date();
+    const thisYear = now.getUTCFullYear();
+    const expired = year < thisYear || (year === thisYear && card.exp_month < now.getUTCMonth() + 1);
+    return expired ? 'the card has expired' : null;
+  })
   exp_year: number;
 
   @ApiProperty({ example: '123', description: '3 or 4 digits. Never stored.' })
@@ -72,6 +93,9 @@ export class CustomerDto {
   @IsOptional()
   @IsString()
   @MaxLength(30)
+  @FieldRule('isCpfOrCnpj', (document) =>
+    typeof document !== 'string' || normaliseDocument(document) ? null : 'must be a valid CPF or CNPJ',
+  )
   document?: string;
 }
 
@@ -83,15 +107,33 @@ export class CreateTransactionDto {
   payment_type: PaymentType;
 
   @InstallmentsField()
+  @FieldRule('installmentsOfType', (installments, payment: CreateTransactionDto) =>
+    installments !== 1 && isKnownPayment(payment.payment_type) && payment.payment_type !== 'credit'
+      ? `must be 1 for ${payment.payment_type}`
+      : null,
+  )
   installments?: number;
 
   @EntryModeField()
+  @FieldRule('entryModeOfType', (mode, payment: CreateTransactionDto) =>
+    mode === 'card_present' && isOtherPayment(payment.payment_type)
+      ? `must be online for ${payment.payment_type}`
+      : null,
+  )
   entry_mode?: EntryMode;
 
   @ApiPropertyOptional({ type: CardDto, description: 'Required for credit and debit; refused for pix and boleto.' })
-  @IsOptional()
+  @ValidateIf((payment: CreateTransactionDto, card) => card != null || isCardPayment(payment.payment_type))
   @ValidateNested()
   @Type(() => CardDto)
+  @FieldRule(
+    'cardOfType',
+    (card, payment: CreateTransactionDto) => {
+      if (card == null) return isCardPayment(payment.payment_type) ? `is required for ${payment.payment_type}` : null;
+      return isOtherPayment(payment.payment_type) ? `must not be sent for ${payment.payment_type}` : null;
+    },
+    { whenAbsent: true },
+  )
   card?: CardDto;
 
   @ApiPropertyOptional({ example: 'Pedido 1234' })
@@ -107,9 +149,20 @@ export class CreateTransactionDto {
   reference?: string;
 
   @ApiPropertyOptional({ type: CustomerDto, description: 'Boleto needs name and document.' })
-  @IsOptional()
+  @ValidateIf((payment: CreateTransactionDto, customer) => customer != null || payment.payment_type === 'boleto')
   @ValidateNested()
   @Type(() => CustomerDto)
+  @FieldRule(
+    'customerOfType',
+    (customer: CustomerDto | undefined, payment: CreateTransactionDto) => {
+      if (payment.payment_type !== 'boleto') return null;
+      const missing: Record<string, string> = {};
+      if (customer?.name == null) missing.name = 'is required for boleto';
+      if (customer?.document == null) missing.document = 'is required for boleto';
+      return Object.keys(missing).length > 0 ? missing : null;
+    },
+    { whenAbsent: true },
+  )
   customer?: CustomerDto;
 }
 
