@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import type { Permission } from '../auth/permissions';
 import type { Principal } from '../auth/principal';
@@ -19,8 +18,6 @@ import { CreateSellerDto, SellerResponseDto, UpdateSellerDto } from './dto/selle
 import { SubaccountResponseDto } from './dto/subaccount.dto';
 import { Seller } from './entities/seller.entity';
 import { SellerAccess, SellersRepository } from './sellers.repository';
-
-const MAX_PARTICIPANTS = 50;
 
 @Injectable()
 export class SellersService {
@@ -78,32 +75,8 @@ export class SellersService {
   }
 
   async update(id: string, changes: UpdateSellerDto): Promise<SellerResponseDto> {
-    const problems: FieldErrors = {};
     const participants = changes.split_participants;
-    if (participants !== undefined) {
-      const entries = Object.entries(participants);
-      if (entries.length > MAX_PARTICIPANTS)
-        problems.split_participants = [`must have at most ${MAX_PARTICIPANTS} labels`];
-      for (const [label, account] of entries) {
-        if (label.trim() === '' || label.length > 100)
-          problems[`split_participants.${label}`] = ['label must be 1 to 100 characters'];
-        else if (!isUUID(account)) problems[`split_participants.${label}`] = ['must be the UUID of a unified account'];
-      }
-    }
-    if (Object.keys(problems).length === 0) {
-      const wanted = [
-        ...(changes.developer_account ? [changes.developer_account] : []),
-        ...Object.values(participants ?? {}),
-      ];
-      const unknown = new Set(await this.sellers.unknownAccounts(wanted));
-      if (changes.developer_account && unknown.has(changes.developer_account)) {
-        problems.developer_account = ['must be an existing unified account'];
-      }
-      for (const [label, account] of Object.entries(participants ?? {})) {
-        if (unknown.has(account)) problems[`split_participants.${label}`] = ['must be an existing unified account'];
-      }
-    }
-    if (Object.keys(problems).length > 0) throw new ValidationError(problems);
+    await this.checkAccountsExist(changes.developer_account, participants);
     const plans = await this.checkPlans(id, changes);
 
     await this.sellers.updateSeller(id, {
@@ -120,6 +93,27 @@ export class SellersService {
    * The seller's plans after the change: both must exist, and the split plan must distribute
    * the seller's rate plan (spec 2.3: a split plan is applied on top of its rate plan).
    */
+  /**
+   * The unified accounts a change names must exist: a rule of the database, so checked here;
+   * their form (UUIDs, labels) is declared on UpdateSellerDto.
+   */
+  private async checkAccountsExist(
+    developerAccount: string | null | undefined,
+    participants: Record<string, string> | undefined,
+  ): Promise<void> {
+    const wanted = [...(developerAccount ? [developerAccount] : []), ...Object.values(participants ?? {})];
+    if (wanted.length === 0) return;
+    const unknown = new Set(await this.sellers.unknownAccounts(wanted));
+    const problems: FieldErrors = {};
+    if (developerAccount && unknown.has(developerAccount)) {
+      problems.developer_account = ['must be an existing unified account'];
+    }
+    for (const [label, account] of Object.entries(participants ?? {})) {
+      if (unknown.has(account)) problems[`split_participants.${label}`] = ['must be an existing unified account'];
+    }
+    if (Object.keys(problems).length > 0) throw new ValidationError(problems);
+  }
+
   private async checkPlans(
     id: string,
     changes: UpdateSellerDto,
