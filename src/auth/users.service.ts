@@ -8,6 +8,7 @@ import { MeResponseDto, RegisterDto, UserResponseDto } from './dto/user.dto';
 import type { User } from './entities/user.entity';
 import { SessionTokens, TokensService } from './tokens.service';
 import { normaliseEmail, UsersRepository } from './users.repository';
+import { isUniqueViolation } from '../common/errors/database-errors';
 
 /** Argon2id with the library's defaults (m=19 MiB, t=2, p=1: OWASP's minimum). */
 export const hashPassword = (password: string) => hash(password);
@@ -36,7 +37,7 @@ export class UsersService {
         }),
       );
     } catch (error) {
-      if ((error as { driverError?: { code?: string } }).driverError?.code === '23505') throw emailTaken();
+      if (isUniqueViolation(error)) throw emailTaken();
       throw error;
     }
   }

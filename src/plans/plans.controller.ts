@@ -9,10 +9,10 @@ import {
   CreateSplitPlanDto,
   PlanSearchQueryDto,
   RatePlanResponseDto,
-  ResolutionResponseDto,
   SimulateSplitDto,
   SplitPlanResponseDto,
 } from './dto/plans.dto';
+import { ResolutionResponseDto } from './dto/resolution.dto';
 import { PlansService } from './plans.service';
 
 /**

@@ -5,16 +5,11 @@ import { checkMoney } from '../common/money/money';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { SplitService } from '../split/split.service';
 import { parseSplitDocument } from '../split/split-table';
-import {
-  CreateSplitPlanDto,
-  RatePlanResponseDto,
-  ResolutionResponseDto,
-  SimulateSplitDto,
-  SplitPlanResponseDto,
-} from './dto/plans.dto';
+import { CreateSplitPlanDto, RatePlanResponseDto, SimulateSplitDto, SplitPlanResponseDto } from './dto/plans.dto';
 import type { RatePlan } from './entities/rate-plan.entity';
 import type { SplitPlan } from './entities/split-plan.entity';
 import { PlansRepository } from './plans.repository';
+import { ResolutionResponseDto } from './dto/resolution.dto';
 
 /** Rate plans (read-only here) and split plans (create, read, simulate). */
 @Injectable()
@@ -83,11 +78,6 @@ export class PlansService {
     const ratePlan = await this.ratePlan(splitPlan.ratePlanId);
     const amount = checkMoney(input.amount);
     if (!amount.ok) throw ValidationError.of('amount', amount.message);
-    const card = input.payment_type === 'credit' || input.payment_type === 'debit';
-    if (card && !input.card_brand) throw ValidationError.of('card_brand', 'is required for credit and debit');
-    if (input.payment_type !== 'credit' && (input.installments ?? 1) !== 1) {
-      throw ValidationError.of('installments', `must be 1 for ${input.payment_type}`);
-    }
     const resolution = this.split.resolve(
       {
         amount: amount.value,
@@ -99,6 +89,6 @@ export class PlansService {
       ratePlan,
       splitPlan,
     );
-    return SplitService.view(resolution);
+    return ResolutionResponseDto.of(resolution);
   }
 }

@@ -5,6 +5,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../common/errors/
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { AccessResponseDto, CreateAccessDto } from './dto/access.dto';
 import { SellersRepository } from './sellers.repository';
+import { isUniqueViolation } from '../common/errors/database-errors';
 
 /** The access table of a seller: who may do what there. */
 @Injectable()
@@ -25,7 +26,7 @@ export class AccessesService {
         await this.sellers.createAccess({ sellerId, userId: user.id, permissions: input.permissions }),
       );
     } catch (error) {
-      if ((error as { driverError?: { code?: string } }).driverError?.code === '23505') {
+      if (isUniqueViolation(error)) {
         throw new ConflictError('access_exists', 'This user already has an access to the seller; update it instead.');
       }
       throw error;

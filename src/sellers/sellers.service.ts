@@ -18,6 +18,7 @@ import { CreateSellerDto, SellerResponseDto, UpdateSellerDto } from './dto/selle
 import { SubaccountResponseDto } from './dto/subaccount.dto';
 import { Seller } from './entities/seller.entity';
 import { SellerAccess, SellersRepository } from './sellers.repository';
+import { isUniqueViolation } from '../common/errors/database-errors';
 
 @Injectable()
 export class SellersService {
@@ -40,7 +41,7 @@ export class SellersService {
         }),
       );
     } catch (error) {
-      if ((error as { driverError?: { constraint?: string } }).driverError?.constraint === 'sellers_document') {
+      if (isUniqueViolation(error, 'sellers_document')) {
         throw new ConflictError('seller_exists', 'A seller with this document already exists.');
       }
       throw error;

@@ -17,8 +17,6 @@ import {
   CreateSplitRuleDto,
   CreateTransactionDto,
   SplitRuleResponseDto,
-  toSplitRuleView,
-  toTransactionView,
   TransactionListQueryDto,
   TransactionResponseDto,
 } from './dto/transaction.dto';
@@ -156,7 +154,7 @@ export class TransactionsService implements OnModuleInit {
       if (current.status === 'voided') {
         // The reconciler gave this charge up while the processor was still answering: undo it there.
         await this.jobs.send(PROCESSOR_VOID_JOB, { transactionId: id, reference: charge.reference }, {}, manager);
-        return toTransactionView(current, []);
+        return TransactionResponseDto.of(current, []);
       }
       const tx = await this.transactions.update(manager, id, {
         status: charge.status,
@@ -166,7 +164,7 @@ export class TransactionsService implements OnModuleInit {
         boleto: charge.status === 'pending' ? (charge.boleto ?? null) : null,
         approvedAt: charge.status === 'approved' ? new Date() : null,
       });
-      const view = toTransactionView(tx, []);
+      const view = TransactionResponseDto.of(tx, []);
       await this.settlements.notify(manager, view, current.status);
       await recordEvent(manager, 'transaction.created', sellerId, view);
       if (charge.status === 'approved') await recordEvent(manager, 'transaction.approved', sellerId, view);
@@ -195,7 +193,7 @@ export class TransactionsService implements OnModuleInit {
           {},
           manager,
         );
-        const view = toTransactionView(voided, []);
+        const view = TransactionResponseDto.of(voided, []);
         await this.settlements.notify(manager, view, stale.status);
         await recordEvent(manager, 'transaction.voided', stale.sellerId, view);
       }
@@ -214,14 +212,14 @@ export class TransactionsService implements OnModuleInit {
       rows,
       page,
       (t) => t.seq,
-      (t) => toTransactionView(t, rules.get(t.id) ?? []),
+      (t) => TransactionResponseDto.of(t, rules.get(t.id) ?? []),
     );
   }
 
   async get(sellerId: string, id: string): Promise<TransactionResponseDto> {
     const found = await this.transactions.findWithRulesForSeller(sellerId, id);
     if (!found) throw transactionNotFound();
-    return toTransactionView(found.transaction, found.rules);
+    return TransactionResponseDto.of(found.transaction, found.rules);
   }
 
   /**
@@ -245,7 +243,7 @@ export class TransactionsService implements OnModuleInit {
         voidReason: reason ?? null,
       });
       const rules = await this.transactions.activeRules([id], manager);
-      const view = toTransactionView(voided, rules.get(id) ?? []);
+      const view = TransactionResponseDto.of(voided, rules.get(id) ?? []);
       await this.settlements.notify(manager, view, tx.status);
       await recordEvent(manager, 'transaction.voided', sellerId, view);
       return view;
@@ -286,7 +284,7 @@ export class TransactionsService implements OnModuleInit {
         percentage: input.amount_type === 'percentage' ? value.value : null,
         amountCents: cents,
       });
-      const view = toSplitRuleView(rule);
+      const view = SplitRuleResponseDto.of(rule);
       await recordEvent(manager, 'transaction.split_rule.created', sellerId, { transaction: id, split_rule: view });
       return view;
     });
@@ -332,7 +330,7 @@ export class TransactionsService implements OnModuleInit {
       }
       const approved = await this.transactions.update(manager, id, { status: 'approved', approvedAt: new Date() });
       const rules = await this.transactions.activeRules([id], manager);
-      const view = toTransactionView(approved, rules.get(id) ?? []);
+      const view = TransactionResponseDto.of(approved, rules.get(id) ?? []);
       await this.settlements.notify(manager, view, tx.status);
       await recordEvent(manager, 'transaction.approved', tx.sellerId, view);
       return view;

@@ -14,7 +14,9 @@ export const FIELD_RULE_CONTEXT = 'fieldRule';
  * rules: "installments must be 1 for pix", "a card is required for credit"). Declared on the
  * field with a name, it runs with the other class-validator constraints, so its errors reach
  * the client through the same pipe, with the same field paths. It runs when the field is
- * present; `whenAbsent: true` runs it on a missing field too (a field required by another's value).
+ * present; `whenAbsent: true` runs it on a missing field too (a field required by another's value),
+ * provided the field is not `@IsOptional()`, which skips every rule of a missing field: use
+ * `@ValidateIf` to say when its other rules apply.
  */
 export function FieldRule<T extends object>(
   name: string,

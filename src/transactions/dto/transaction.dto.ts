@@ -20,18 +20,20 @@ import { FieldRule } from '../../common/validation/field-rule';
 import { normaliseDocument } from '../../sellers/document';
 import { detectBrand, passesLuhn } from '../processor/card';
 import { CreatedRangeQueryDto } from '../../common/pagination/created-range.dto';
-import { EntryModeField, InstallmentsField, PaymentTypeField } from '../../split/payment-fields';
+import {
+  EntryModeField,
+  InstallmentsField,
+  isCardPayment,
+  isOtherPayment,
+  PaymentTypeField,
+} from '../../plans/dto/payment-fields';
+import { FeeViewDto, SplitViewDto } from '../../plans/dto/resolution.dto';
 import { ENTRY_MODES, EntryMode, PAYMENT_TYPES, PaymentType } from '../../split/table';
 import { formatMoney, formatPercentage } from '../../common/money/money';
 import type { SplitRule } from '../entities/split-rule.entity';
 import type { Transaction, TransactionStatus } from '../entities/transaction.entity';
 
 export const TRANSACTION_STATUSES: TransactionStatus[] = ['pending', 'approved', 'declined', 'voided'];
-
-// Cross-field rules judge only a known payment type; an unknown one is payment_type's own error.
-const isKnownPayment = (type: unknown) => PAYMENT_TYPES.includes(type as PaymentType);
-const isCardPayment = (type: unknown) => type === 'credit' || type === 'debit';
-const isOtherPayment = (type: unknown) => isKnownPayment(type) && !isCardPayment(type);
 
 export class CardDto {
   @ApiProperty({ example: '4111111111111111', description: 'Digits only; Luhn-checked. Never stored.' })
@@ -107,11 +109,6 @@ export class CreateTransactionDto {
   payment_type: PaymentType;
 
   @InstallmentsField()
-  @FieldRule('installmentsOfType', (installments, payment: CreateTransactionDto) =>
-    installments !== 1 && isKnownPayment(payment.payment_type) && payment.payment_type !== 'credit'
-      ? `must be 1 for ${payment.payment_type}`
-      : null,
-  )
   installments?: number;
 
   @EntryModeField()
@@ -233,33 +230,22 @@ export class CreateSplitRuleDto {
 
 // ---- responses
 
-class FeesViewDto {
-  @ApiProperty({ example: '2.99' }) percentage: string;
-  @ApiProperty({ example: '0.50' }) fixed: string;
-  @ApiProperty({ example: '3.49' }) amount: string;
-}
-
-class ShareViewDto {
-  @ApiProperty() label: string;
-  @ApiProperty({ enum: ['developer', 'participant'] }) role: 'developer' | 'participant';
-  @ApiProperty({ example: '1' }) percentage: string;
-  @ApiProperty({ example: '1.00' }) amount: string;
-  @ApiProperty({ format: 'uuid', nullable: true, type: 'string' }) recipient: string | null;
-}
-
-class SplitViewDto {
-  @ApiProperty({ type: [ShareViewDto] }) shares: ShareViewDto[];
-  @ApiProperty({ example: '0.50' }) developer_amount: string;
-  @ApiProperty({ example: '1.75' }) participants_amount: string;
-  @ApiProperty({ example: '94.26' }) seller_net: string;
-}
-
 export class SplitRuleResponseDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'uuid' }) recipient: string;
   @ApiProperty({ example: '10.00' }) amount: string;
   @ApiProperty({ enum: ['fixed', 'percentage'] }) amount_type: 'fixed' | 'percentage';
   @ApiProperty({ format: 'date-time' }) created_at: string;
+
+  static of(rule: SplitRule): SplitRuleResponseDto {
+    return {
+      id: rule.id,
+      recipient: rule.recipient,
+      amount: rule.amountType === 'fixed' ? formatMoney(rule.fixedAmount!) : formatPercentage(rule.percentage!),
+      amount_type: rule.amountType,
+      created_at: rule.createdAt.toISOString(),
+    };
+  }
 }
 
 class CustomerViewDto {
@@ -293,7 +279,7 @@ export class TransactionResponseDto {
   @ApiProperty({ example: 'api' }) source: string;
   @ApiProperty({ nullable: true, type: 'string' }) reference: string | null;
   @ApiProperty({ type: CustomerViewDto, nullable: true }) customer: CustomerViewDto | null;
-  @ApiProperty({ type: FeesViewDto }) fees: FeesViewDto;
+  @ApiProperty({ type: FeeViewDto }) fees: FeeViewDto;
   @ApiProperty({ format: 'uuid' }) rate_plan: string;
   @ApiProperty({ format: 'uuid', nullable: true, type: 'string' }) split_plan: string | null;
   @ApiProperty({ type: SplitViewDto }) split: SplitViewDto;
@@ -306,63 +292,38 @@ export class TransactionResponseDto {
   @ApiProperty({ format: 'date-time', nullable: true, type: 'string' }) approved_at: string | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: 'string' }) voided_at: string | null;
   @ApiProperty({ nullable: true, type: 'string' }) void_reason: string | null;
-}
 
-export function toSplitRuleView(rule: SplitRule): SplitRuleResponseDto {
-  return {
-    id: rule.id,
-    recipient: rule.recipient,
-    amount: rule.amountType === 'fixed' ? formatMoney(rule.fixedAmount!) : formatPercentage(rule.percentage!),
-    amount_type: rule.amountType,
-    created_at: rule.createdAt.toISOString(),
-  };
-}
-
-export function toTransactionView(tx: Transaction, rules: SplitRule[]): TransactionResponseDto {
-  return {
-    id: tx.id,
-    seller: tx.sellerId,
-    amount: formatMoney(tx.amount),
-    currency: tx.currency,
-    payment_type: tx.paymentType,
-    installments: tx.installments,
-    card_brand: tx.cardBrand,
-    card_last4: tx.cardLast4,
-    entry_mode: tx.entryMode,
-    status: tx.status,
-    description: tx.description,
-    source: tx.source,
-    reference: tx.reference,
-    customer: tx.customer
-      ? { name: tx.customer.name ?? null, email: tx.customer.email ?? null, document: tx.customer.document ?? null }
-      : null,
-    fees: {
-      percentage: formatPercentage(tx.feePercentage),
-      fixed: formatMoney(tx.feeFixed),
-      amount: formatMoney(tx.feeAmount),
-    },
-    rate_plan: tx.ratePlanId,
-    split_plan: tx.splitPlanId,
-    split: {
-      shares: tx.shares.map((s) => ({
-        label: s.label,
-        role: s.role,
-        percentage: formatPercentage(s.units),
-        amount: formatMoney(s.amount),
-        recipient: s.recipient,
-      })),
-      developer_amount: formatMoney(tx.developerAmount),
-      participants_amount: formatMoney(tx.participantsAmount),
-      seller_net: formatMoney(tx.sellerNet),
-    },
-    split_rules: rules.map(toSplitRuleView),
-    pix: tx.pix,
-    boleto: tx.boleto,
-    decline_reason: tx.declineReason,
-    created_at: tx.createdAt.toISOString(),
-    updated_at: tx.updatedAt.toISOString(),
-    approved_at: tx.approvedAt?.toISOString() ?? null,
-    voided_at: tx.voidedAt?.toISOString() ?? null,
-    void_reason: tx.voidReason,
-  };
+  static of(tx: Transaction, rules: SplitRule[]): TransactionResponseDto {
+    return {
+      id: tx.id,
+      seller: tx.sellerId,
+      amount: formatMoney(tx.amount),
+      currency: tx.currency,
+      payment_type: tx.paymentType,
+      installments: tx.installments,
+      card_brand: tx.cardBrand,
+      card_last4: tx.cardLast4,
+      entry_mode: tx.entryMode,
+      status: tx.status,
+      description: tx.description,
+      source: tx.source,
+      reference: tx.reference,
+      customer: tx.customer
+        ? { name: tx.customer.name ?? null, email: tx.customer.email ?? null, document: tx.customer.document ?? null }
+        : null,
+      fees: FeeViewDto.of({ units: tx.feePercentage, fixed: tx.feeFixed, amount: tx.feeAmount }),
+      rate_plan: tx.ratePlanId,
+      split_plan: tx.splitPlanId,
+      split: SplitViewDto.of(tx),
+      split_rules: rules.map(SplitRuleResponseDto.of),
+      pix: tx.pix,
+      boleto: tx.boleto,
+      decline_reason: tx.declineReason,
+      created_at: tx.createdAt.toISOString(),
+      updated_at: tx.updatedAt.toISOString(),
+      approved_at: tx.approvedAt?.toISOString() ?? null,
+      voided_at: tx.voidedAt?.toISOString() ?? null,
+      void_reason: tx.voidReason,
+    };
+  }
 }
