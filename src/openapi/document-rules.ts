@@ -22,6 +22,9 @@ export const TAGS: Record<string, string> = {
   sandbox: 'Test-only actions of the sandbox payment processor (confirming pix and boleto payments).',
   'virtual accounts': 'Double-entry balances of unified accounts: statement, deposits, payments and transfers.',
   operations: 'Health checks and Prometheus metrics for the platform that runs the service.',
+  'users admin': "Superusers' view of the user accounts: search, deactivate (tokens stop at once), grant superuser.",
+  'audit log':
+    'Append-only record of every privileged or money-affecting action by a person, written in the same transaction.',
 };
 
 /** Extension the access decorators write; turned into a sentence of the operation's description. */

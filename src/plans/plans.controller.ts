@@ -54,12 +54,12 @@ export class PlansController {
   }
 
   @Post('split')
-  @Authenticated()
+  @Authenticated({ superuser: true })
   @Idempotent()
   @ApiOperation({
-    summary: 'Create a split plan (global; usable by any seller at once)',
+    summary: 'Create a split plan (superusers; split plans are global)',
     description:
-      'A split plan shares each payment among labels (`Programador`, `Master`, `Agente`, \u2026) by payment type, installments and brand, for card-present (`split_details`) and online (`split_details_online`) payments. Split plans are immutable (PUT, PATCH and DELETE answer 405): create a new one and point the seller at it. Unknown `rate_plan`: 400 `rate_plan_not_found`; a bad table: 400 with the path of each problem in `errors`.',
+      'A split plan shares each payment among labels (`Programador`, `Master`, `Agente`, …) by payment type, installments and brand, for card-present (`split_details`) and online (`split_details_online`) payments. Split plans are immutable (PUT, PATCH and DELETE answer 405): create a new one and point the seller at it. Unknown `rate_plan`: 400 `rate_plan_not_found`; a bad table: 400 with the path of each problem in `errors`.',
   })
   @ApiCreatedResponse({ type: SplitPlanResponseDto })
   @ApiErrorResponses(400)

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '../auth/access.decorators';
-import type { Principal } from '../auth/principal';
+import type { Principal, UserPrincipal } from '../auth/principal';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { PageOf, PageQueryDto, toPageRequest } from '../common/pagination/pagination';
 import { UuidParam } from '../common/validation/uuid-param';
@@ -60,14 +60,19 @@ export class SellersController {
   @Patch(':id')
   @Authenticated({ seller: 'id', permission: 'seller.manage' })
   @ApiOperation({
-    summary: 'Update a seller: name, email, developer account, split participants',
+    summary:
+      'Update a seller: `seller.manage` edits name and email; the commercial terms (rate_plan, split_plan, developer_account, split_participants) are for superusers (403 superuser_required)',
     description:
       "`seller.manage` edits `name` and `email`; the commercial terms (`rate_plan`, `split_plan`, `developer_account`, `split_participants`) are the platform's: superusers only (403 `superuser_required`). The split plan must belong to the seller's rate plan.",
   })
   @ApiOkResponse({ type: SellerResponseDto })
   @ApiErrorResponses(400)
-  update(@Param('id') id: string, @Body() body: UpdateSellerDto): Promise<SellerResponseDto> {
-    return this.sellers.update(id, body);
+  update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Body() body: UpdateSellerDto,
+  ): Promise<SellerResponseDto> {
+    return this.sellers.update(principal, id, body);
   }
 
   @Get(':id/subaccounts')
@@ -111,44 +116,51 @@ export class SellersController {
   @Authenticated({ seller: 'id', permission: 'accesses.manage' })
   @Idempotent()
   @ApiOperation({
-    summary: 'Grant a user permissions on the seller',
+    summary:
+      'Grant a user permissions on the seller (only permissions the caller holds there: 403 permission_not_grantable)',
     description:
       'Gives a user (by `user` id or `email`) permissions on the seller. A non-superuser grants only permissions it holds itself (403 `permission_not_grantable`); one entry per user and seller (409).',
   })
   @ApiCreatedResponse({ type: AccessResponseDto })
   @ApiErrorResponses(400, 409)
-  grant(@Param('id') id: string, @Body() body: CreateAccessDto): Promise<AccessResponseDto> {
-    return this.accesses.grant(id, body);
+  grant(
+    @CurrentPrincipal() principal: UserPrincipal,
+    @Param('id') id: string,
+    @Body() body: CreateAccessDto,
+  ): Promise<AccessResponseDto> {
+    return this.accesses.grant(principal, id, body);
   }
 
   @Patch(':id/accesses/:access_id')
   @Authenticated({ seller: 'id', permission: 'accesses.manage' })
   @ApiOperation({
-    summary: "Replace an access entry's permissions",
+    summary: "Replace an access entry's permissions (not one's own; only permissions the caller holds are added)",
     description: "Replaces the entry's permissions, with the same granting rules; nobody changes their own entry.",
   })
   @ApiOkResponse({ type: AccessResponseDto })
   @ApiErrorResponses(400)
   updateAccess(
+    @CurrentPrincipal() principal: UserPrincipal,
     @Param('id') id: string,
     @UuidParam('access_id', 'Access not found.', 'access_not_found') accessId: string,
     @Body() body: UpdateAccessDto,
   ): Promise<AccessResponseDto> {
-    return this.accesses.update(id, accessId, body.permissions);
+    return this.accesses.update(principal, id, accessId, body.permissions);
   }
 
   @Delete(':id/accesses/:access_id')
   @HttpCode(204)
   @Authenticated({ seller: 'id', permission: 'accesses.manage' })
   @ApiOperation({
-    summary: 'Revoke an access entry',
+    summary: "Revoke an access entry (not one's own)",
     description: "Removes the user's access to the seller at once; nobody deletes their own entry.",
   })
   @ApiNoContentResponse({ description: 'Revoked.' })
   async revokeAccess(
+    @CurrentPrincipal() principal: UserPrincipal,
     @Param('id') id: string,
     @UuidParam('access_id', 'Access not found.', 'access_not_found') accessId: string,
   ): Promise<void> {
-    await this.accesses.revoke(id, accessId);
+    await this.accesses.revoke(principal, id, accessId);
   }
 }
