@@ -17,14 +17,14 @@ export class ApiKeysController {
 
   @Post()
   @Authenticated(access)
-  @Idempotent()
+  @Idempotent({ secret: true })
   @ApiOperation({
     summary: 'Create a seller API key (the secret is shown only in this response)',
     description:
       "Creates an API key for the seller's backend. `key` (a UUID4 secret, stored only as a hash) is in this answer and never again; a replay with the same Idempotency-Key answers 409 `idempotency_secret_not_replayable`. An unknown seller answers 400 `Seller not found.`",
   })
   @ApiCreatedResponse({ type: CreatedApiKeyResponseDto })
-  @ApiErrorResponses(400)
+  @ApiErrorResponses(400, 409, 422)
   create(@Param('seller_id') sellerId: string, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyResponseDto> {
     return this.keys.create(sellerId, body);
   }
