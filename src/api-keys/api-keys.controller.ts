@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/access.decorators';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
@@ -13,7 +13,7 @@ const access = { seller: 'seller_id', permission: 'apikeys.manage', unknownSelle
 @ApiTags('api keys')
 @Controller('integrations/apikeys/:seller_id/apikeys')
 export class ApiKeysController {
-  constructor(@Inject(ApiKeysService) private readonly keys: ApiKeysService) {}
+  constructor(private readonly keys: ApiKeysService) {}
 
   @Post()
   @Authenticated(access)

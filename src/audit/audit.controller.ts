@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Query } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/access.decorators';
 import { Page, PageOf, toPageRequest } from '../common/pagination/pagination';
@@ -9,7 +9,7 @@ import { AuditEntryResponseDto, AuditLogQueryDto } from './dto/audit-entry.dto';
 @ApiTags('audit log')
 @Controller('audit')
 export class AuditController {
-  constructor(@Inject(AuditLogService) private readonly log: AuditLogService) {}
+  constructor(private readonly log: AuditLogService) {}
 
   @Get()
   @Authenticated({ superuser: true })

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Patch, Query } from '@nestjs/common';
+import { Body, Controller, Get, Patch, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PageOf, toPageRequest } from '../common/pagination/pagination';
 import { UuidParam } from '../common/validation/uuid-param';
@@ -12,7 +12,7 @@ import { UsersAdminService } from './users-admin.service';
 @Controller('users')
 @Authenticated({ superuser: true })
 export class UsersAdminController {
-  constructor(@Inject(UsersAdminService) private readonly admin: UsersAdminService) {}
+  constructor(private readonly admin: UsersAdminService) {}
 
   @Get()
   @ApiOperation({

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiCreatedResponse,
@@ -32,9 +32,9 @@ import { UsersService } from './users.service';
 @Controller('user')
 export class UsersController {
   constructor(
-    @Inject(UsersService) private readonly users: UsersService,
-    @Inject(TokensService) private readonly tokens: TokensService,
-    @Inject(PasswordRecoveryService) private readonly recovery: PasswordRecoveryService,
+    private readonly users: UsersService,
+    private readonly tokens: TokensService,
+    private readonly recovery: PasswordRecoveryService,
   ) {}
 
   @Post('register')

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { hash, verify } from '@node-rs/argon2';
 import { DataSource } from 'typeorm';
@@ -22,10 +22,10 @@ export class UsersService {
   private readonly decoyHash = hash('decoy password that never matches');
 
   constructor(
-    @Inject(UsersRepository) private readonly users: UsersRepository,
-    @Inject(TokensService) private readonly tokens: TokensService,
-    @Inject(RefreshTokensRepository) private readonly refreshTokens: RefreshTokensRepository,
-    @Inject(SellersService) private readonly sellers: SellersService,
+    private readonly users: UsersRepository,
+    private readonly tokens: TokensService,
+    private readonly refreshTokens: RefreshTokensRepository,
+    private readonly sellers: SellersService,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 

@@ -1,4 +1,4 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../auth/access.decorators';
@@ -11,8 +11,8 @@ import { HealthStatusDto } from './health-status.dto';
 @Controller('health')
 export class HealthController {
   constructor(
-    @Inject(HealthCheckService) private readonly health: HealthCheckService,
-    @Inject(TypeOrmHealthIndicator) private readonly database: TypeOrmHealthIndicator,
+    private readonly health: HealthCheckService,
+    private readonly database: TypeOrmHealthIndicator,
   ) {}
 
   @Get('live')

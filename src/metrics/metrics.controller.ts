@@ -1,4 +1,4 @@
-import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
+import { Controller, Get, Header, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/access.decorators';
 import type { FastifyReply } from 'fastify';
@@ -8,7 +8,7 @@ import { HttpMetrics } from './http-metrics';
 @Public()
 @Controller('metrics')
 export class MetricsController {
-  constructor(@Inject(HttpMetrics) private readonly metrics: HttpMetrics) {}
+  constructor(private readonly metrics: HttpMetrics) {}
 
   @Get()
   @ApiOperation({

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/access.decorators';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
@@ -23,7 +23,7 @@ import { PlansService } from './plans.service';
 @ApiTags('plans')
 @Controller('plans/plans')
 export class PlansController {
-  constructor(@Inject(PlansService) private readonly plans: PlansService) {}
+  constructor(private readonly plans: PlansService) {}
 
   @Get('rates')
   @Authenticated()

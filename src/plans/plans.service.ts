@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { isUUID } from 'class-validator';
@@ -18,9 +18,9 @@ import { ResolutionResponseDto } from './dto/resolution.dto';
 @Injectable()
 export class PlansService {
   constructor(
-    @Inject(PlansRepository) private readonly plans: PlansRepository,
+    private readonly plans: PlansRepository,
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(SplitService) private readonly split: SplitService,
+    private readonly split: SplitService,
   ) {}
 
   async listRatePlans(page: PageRequest, search?: string): Promise<Page<RatePlanResponseDto>> {

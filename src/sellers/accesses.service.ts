@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { recordAudit } from '../audit/audit-log';
@@ -21,9 +21,9 @@ import { isUniqueViolation } from '../common/errors/database-errors';
 @Injectable()
 export class AccessesService {
   constructor(
-    @Inject(AccessesRepository) private readonly accesses: AccessesRepository,
-    @Inject(UserDirectory) private readonly users: UserDirectory,
-    @Inject(AuthorizationService) private readonly authorization: AuthorizationService,
+    private readonly accesses: AccessesRepository,
+    private readonly users: UserDirectory,
+    private readonly authorization: AuthorizationService,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 

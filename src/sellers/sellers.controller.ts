@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '../auth/access.decorators';
 import type { Principal, UserPrincipal } from '../auth/principal';
@@ -16,8 +16,8 @@ import { SellersService } from './sellers.service';
 @Controller('sellers')
 export class SellersController {
   constructor(
-    @Inject(SellersService) private readonly sellers: SellersService,
-    @Inject(AccessesService) private readonly accesses: AccessesService,
+    private readonly sellers: SellersService,
+    private readonly accesses: AccessesService,
   ) {}
 
   @Post()

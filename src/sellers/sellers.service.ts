@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { Permission } from '../auth/permissions';
@@ -30,12 +30,12 @@ const COMMERCIAL_TERMS = ['rate_plan', 'split_plan', 'developer_account', 'split
 @Injectable()
 export class SellersService {
   constructor(
-    @Inject(SellersRepository) private readonly sellers: SellersRepository,
-    @Inject(AccessesRepository) private readonly accesses: AccessesRepository,
-    @Inject(AuthorizationService) private readonly authorization: AuthorizationService,
+    private readonly sellers: SellersRepository,
+    private readonly accesses: AccessesRepository,
+    private readonly authorization: AuthorizationService,
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(PlansService) private readonly plans: PlansService,
-    @Inject(VirtualAccountsService) private readonly virtualAccounts: VirtualAccountsService,
+    private readonly plans: PlansService,
+    private readonly virtualAccounts: VirtualAccountsService,
   ) {}
 
   async create(input: CreateSellerDto): Promise<SellerResponseDto> {

@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Inject, Post } from '@nestjs/common';
+import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '../auth/access.decorators';
 import type { Principal } from '../auth/principal';
@@ -11,7 +11,7 @@ import { TransactionsService } from './transactions.service';
 @ApiTags('sandbox')
 @Controller('sandbox/transactions')
 export class SandboxController {
-  constructor(@Inject(TransactionsService) private readonly transactions: TransactionsService) {}
+  constructor(private readonly transactions: TransactionsService) {}
 
   @Post(':id/confirm')
   @HttpCode(200)

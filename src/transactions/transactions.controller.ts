@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import {
   ApiBody,
   ApiCreatedResponse,
@@ -27,7 +27,7 @@ const NOT_FOUND = 'Transaction not found.';
 @ApiTags('unified transactions')
 @Controller('unified/accounts/sellers/:sellers_pk/transactions')
 export class TransactionsController {
-  constructor(@Inject(TransactionsService) private readonly transactions: TransactionsService) {}
+  constructor(private readonly transactions: TransactionsService) {}
 
   @Post()
   @Authenticated({ seller: 'sellers_pk', permission: 'transactions.create' })

@@ -59,13 +59,13 @@ export class TransactionsService implements OnModuleInit {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(TransactionsRepository) private readonly transactions: TransactionsRepository,
-    @Inject(SellersService) private readonly sellers: SellersService,
-    @Inject(PlansService) private readonly plans: PlansService,
-    @Inject(SplitService) private readonly split: SplitService,
+    private readonly transactions: TransactionsRepository,
+    private readonly sellers: SellersService,
+    private readonly plans: PlansService,
+    private readonly split: SplitService,
     @Inject(PAYMENT_PROCESSOR) private readonly processor: PaymentProcessor,
-    @Inject(AuthorizationService) private readonly authorization: AuthorizationService,
-    @Inject(JobQueue) private readonly jobs: JobQueue,
+    private readonly authorization: AuthorizationService,
+    private readonly jobs: JobQueue,
     private readonly settlements: TransactionSettlements,
   ) {}
 

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/access.decorators';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
@@ -26,7 +26,7 @@ const NOT_FOUND = 'Virtual account not found.';
 @ApiTags('virtual accounts')
 @Controller('uniconta/seller/:account_id/virtualaccounts')
 export class VirtualAccountsController {
-  constructor(@Inject(VirtualAccountsService) private readonly accounts: VirtualAccountsService) {}
+  constructor(private readonly accounts: VirtualAccountsService) {}
 
   @Get()
   @Authenticated(view)

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { BadRequestError, NotFoundError, ValidationError } from '../common/errors/api-error';
 import { checkMoney, Cents } from '../common/money/money';
@@ -35,7 +35,7 @@ interface Movement {
  */
 @Injectable()
 export class VirtualAccountsService {
-  constructor(@Inject(LedgerRepository) private readonly ledger: LedgerRepository) {}
+  constructor(private readonly ledger: LedgerRepository) {}
 
   /** Opens the virtual account of a new sub-account, in the caller's transaction. */
   open(manager: EntityManager, subaccount: { id: string; sellerId: string; name: string }): Promise<void> {
