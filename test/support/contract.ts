@@ -56,7 +56,7 @@ export class ContractChecker {
   private readonly compiled = new Map<string, ValidateFunction>();
 
   constructor(private readonly document: Json) {
-    const defs = strict(rewriteRefs(structuredClone(document.components?.schemas ?? {})));
+    const defs = forAjv(document.components?.schemas ?? {});
     const make = (coerceTypes: boolean) => {
       const ajv = new Ajv2020({ allErrors: true, strict: true, coerceTypes, allowUnionTypes: true });
       addFormats(ajv);
@@ -251,7 +251,7 @@ export class ContractChecker {
     const key = `${ajv === this.ajv ? 'strict' : 'coercing'}:${JSON.stringify(schema)}`;
     let validator = this.compiled.get(key);
     if (!validator) {
-      validator = ajv.compile(strict(rewriteRefs(structuredClone(schema))));
+      validator = ajv.compile(forAjv(schema));
       this.compiled.set(key, validator);
     }
     if (validator(value)) return undefined;
@@ -259,31 +259,26 @@ export class ContractChecker {
   }
 }
 
-/** References into the document's components, rewritten to the schema registered with Ajv. */
-function rewriteRefs<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(rewriteRefs) as T;
+/**
+ * A schema of the document made ready for Ajv: references rewritten to the schema registered
+ * with it, and every object with properties closed (an undocumented field is drift).
+ */
+function forAjv<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(forAjv) as T;
   if (!value || typeof value !== 'object') return value;
   const result: Json = {};
   for (const [key, child] of Object.entries(value as Json)) {
-    result[key] =
-      key === '$ref' && typeof child === 'string'
-        ? child.replace('#/components/schemas/', `${SCHEMA_ID}#/$defs/`)
-        : rewriteRefs(child);
+    if (key === '$ref' && typeof child === 'string') {
+      result[key] = child.replace('#/components/schemas/', `${SCHEMA_ID}#/$defs/`);
+    } else if (key === 'properties') {
+      result[key] = Object.fromEntries(Object.entries(child as Json).map(([name, schema]) => [name, forAjv(schema)]));
+    } else {
+      result[key] = key === 'example' ? child : forAjv(child);
+    }
   }
-  return result as T;
-}
-
-/** Every object schema with properties admits nothing else (undocumented fields are drift). */
-function strict<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(strict) as T;
-  if (!value || typeof value !== 'object') return value;
-  const result: Json = {};
-  for (const [key, child] of Object.entries(value as Json)) {
-    result[key] =
-      key === 'properties' ? Object.fromEntries(Object.entries(child).map(([k, v]) => [k, strict(v)])) : strict(child);
-  }
-  if (result.properties && result.additionalProperties === undefined && !result.allOf)
+  if (result.properties && result.additionalProperties === undefined && !result.allOf) {
     result.additionalProperties = false;
+  }
   return result as T;
 }
 
