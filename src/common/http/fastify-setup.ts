@@ -9,6 +9,7 @@ import { ApiError, MethodNotAllowedError, NotFoundError, ValidationError } from 
 import { toErrorResponse } from '../errors/error-response';
 import type { HttpMetrics } from '../../metrics/http-metrics';
 import { runInRequestContext } from '../context/request-context';
+import { MAX_JSON_DEPTH, STRING_PROBLEM_MESSAGES, findBadString, jsonNestedDeeperThan } from './input-guard';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -35,6 +36,12 @@ export function createFastifyAdapter(options: {
     genReqId: requestIdOf,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     trustProxy: options.trustProxy,
+    // The router refuses a path that is not percent-encoded UTF-8 (or an over-long parameter)
+    // before any hook runs: answer those with the error body too.
+    frameworkErrors: (error, request, reply) => {
+      const response = toErrorResponse(routerError(error), String(request.id));
+      reply.header('x-request-id', request.id).status(response.status).headers(response.headers).send(response.body);
+    },
   });
   const fastify = adapter.getInstance() as unknown as FastifyInstance;
   const routes = recordRoutes(fastify);
@@ -55,12 +62,14 @@ export function createFastifyAdapter(options: {
     return reply.status(response.status).headers(response.headers).send(response.body);
   });
 
-  // PostgreSQL text cannot hold NUL characters: refuse them up front, with the field's path.
+  // PostgreSQL text cannot hold NUL characters, and ill-formed UTF-16 (a lone surrogate from a
+  // JSON `\ud800` escape) breaks validators and encoders: refuse both up front, with the path.
   fastify.addHook('preValidation', async (request, reply) => {
-    const path = nulPath(request.query, 'query') ?? nulPath(request.body, '');
-    if (path === null) return;
+    const found =
+      findBadString(request.params, 'path') ?? findBadString(request.query, 'query') ?? findBadString(request.body, '');
+    if (found === null) return;
     const response = toErrorResponse(
-      ValidationError.of(path || 'body', 'must not contain NUL characters'),
+      ValidationError.of(found.path || 'body', STRING_PROBLEM_MESSAGES[found.problem]),
       String(request.id),
     );
     return reply.status(response.status).headers(response.headers).send(response.body);
@@ -86,6 +95,16 @@ export function createFastifyAdapter(options: {
   return adapter;
 }
 
+function routerError(error: { code?: string }): unknown {
+  if (error.code === 'FST_ERR_BAD_URL') {
+    return new ApiError(400, 'invalid_url', 'The request path is not valid percent-encoded UTF-8.');
+  }
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return new ApiError(414, 'uri_too_long', 'A path parameter is longer than the service accepts.');
+  }
+  return error;
+}
+
 function requestIdOf(req: IncomingMessage): string {
   const sent = req.headers['x-request-id'];
   return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
@@ -96,23 +115,23 @@ function pathOf(url: string): string {
   return q === -1 ? url : url.slice(0, q);
 }
 
-/** The path of the first string holding a NUL character, or null. */
-function nulPath(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (value === null || typeof value !== 'object') return null;
-  for (const [key, child] of Object.entries(value)) {
-    const childPath = path ? `${path}.${key}` : key;
-    if (key.includes('\u0000')) return childPath;
-    const found = nulPath(child, childPath);
-    if (found !== null) return found;
-  }
-  return null;
-}
-
-/** An empty body counts as no body; anything else must be valid JSON (no prototype pollution). */
+/**
+ * An empty body counts as no body; anything else must be valid JSON (no prototype pollution),
+ * nested at most MAX_JSON_DEPTH levels.
+ */
 function parseJson(_request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) {
   const text = typeof body === 'string' ? body : body.toString('utf8');
   if (text.trim() === '') return done(null, undefined);
+  // Checked on the text, before parsing: deep nesting costs every later walk over the value.
+  if (jsonNestedDeeperThan(text, MAX_JSON_DEPTH)) {
+    return done(
+      new ApiError(
+        400,
+        'invalid_json',
+        `The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`,
+      ),
+    );
+  }
   try {
     done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
   } catch {
