@@ -1,5 +1,5 @@
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -38,7 +38,7 @@ export function createFastifyAdapter(options: {
     trustProxy: options.trustProxy,
     // The router refuses a path that is not percent-encoded UTF-8 (or an over-long parameter)
     // before any hook runs: answer those with the error body too.
-    frameworkErrors: (error, request, reply) => {
+    frameworkErrors: (error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply) => {
       const response = toErrorResponse(routerError(error), String(request.id));
       reply.header('x-request-id', request.id).status(response.status).headers(response.headers).send(response.body);
     },

@@ -40,9 +40,12 @@ export const STRING_PROBLEM_MESSAGES: Record<StringProblem, string> = {
   ill_formed: 'must be well-formed Unicode (no lone surrogate code points)',
 };
 
+// In a `u` regular expression a surrogate pair is one code point: only lone halves match.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
 function problemOf(text: string): StringProblem | null {
   if (text.includes('\u0000')) return 'nul';
-  if (!text.isWellFormed()) return 'ill_formed';
+  if (LONE_SURROGATE.test(text)) return 'ill_formed';
   return null;
 }
 
