@@ -59,6 +59,12 @@ const envSchema = z
       .default('info'),
     WORKERS_IN_API: booleanFlag.default(true),
     TRUST_PROXY: booleanFlag.default(false),
+    SHUTDOWN_TIMEOUT: z.coerce
+      .number({ message: 'must be a whole number of seconds between 1 and 300' })
+      .int({ message: 'must be a whole number of seconds between 1 and 300' })
+      .min(1, { message: 'must be a whole number of seconds between 1 and 300' })
+      .max(300, { message: 'must be a whole number of seconds between 1 and 300' })
+      .default(15),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === 'production' && !env.JWT_SECRET) {
@@ -98,6 +104,8 @@ export interface AppConfig {
   workersInApi: boolean;
   /** Take the client address from X-Forwarded-For (behind a load balancer). */
   trustProxy: boolean;
+  /** Seconds a stopping API waits for running requests. */
+  shutdownTimeout: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -153,5 +161,6 @@ export function toAppConfig(env: Environment, resolved: { databaseUrl: string; j
     logLevel: env.LOG_LEVEL,
     workersInApi: env.WORKERS_IN_API,
     trustProxy: env.TRUST_PROXY,
+    shutdownTimeout: env.SHUTDOWN_TIMEOUT,
   };
 }

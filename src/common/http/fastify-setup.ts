@@ -9,6 +9,7 @@ import { ApiError, MethodNotAllowedError, NotFoundError, ValidationError } from 
 import { toErrorResponse } from '../errors/error-response';
 import type { HttpMetrics } from '../../metrics/http-metrics';
 import { runInRequestContext } from '../context/request-context';
+import type { RequestDrain } from './drain';
 import { MAX_JSON_DEPTH, STRING_PROBLEM_MESSAGES, findBadString, jsonNestedDeeperThan } from './input-guard';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -23,6 +24,7 @@ const METHODS: HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS
 export function createFastifyAdapter(options: {
   logger: Logger;
   metrics: HttpMetrics;
+  drain: RequestDrain;
   trustProxy: boolean;
 }): FastifyAdapter {
   const { logger, metrics } = options;
@@ -36,6 +38,8 @@ export function createFastifyAdapter(options: {
     genReqId: requestIdOf,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     trustProxy: options.trustProxy,
+    // While stopping, requests go through the hooks: RequestDrain answers them with the error body.
+    return503OnClosing: false,
     // The router refuses a path that is not percent-encoded UTF-8 (or an over-long parameter)
     // before any hook runs: answer those with the error body too.
     frameworkErrors: (error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply) => {
@@ -45,6 +49,7 @@ export function createFastifyAdapter(options: {
   });
   const fastify = adapter.getInstance() as unknown as FastifyInstance;
   const routes = recordRoutes(fastify);
+  options.drain.install(fastify);
 
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, parseJson);
