@@ -59,6 +59,12 @@ const envSchema = z
       .default('info'),
     WORKERS_IN_API: booleanFlag.default(true),
     TRUST_PROXY: booleanFlag.default(false),
+    DATABASE_WAIT_TIMEOUT: z.coerce
+      .number({ message: 'must be a whole number of seconds between 0 and 600' })
+      .int({ message: 'must be a whole number of seconds between 0 and 600' })
+      .min(0, { message: 'must be a whole number of seconds between 0 and 600' })
+      .max(600, { message: 'must be a whole number of seconds between 0 and 600' })
+      .default(30),
     SHUTDOWN_TIMEOUT: z.coerce
       .number({ message: 'must be a whole number of seconds between 1 and 300' })
       .int({ message: 'must be a whole number of seconds between 1 and 300' })
@@ -139,7 +145,7 @@ export function readEnvironment(source: NodeJS.ProcessEnv = process.env): Enviro
 }
 
 /** A value as it may be printed: a URL's user and password are replaced. */
-function withoutCredentials(value: string): string {
+export function withoutCredentials(value: string): string {
   return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1***@');
 }
 
