@@ -1,5 +1,6 @@
 import { DynamicModule, Global, Module, Type } from '@nestjs/common';
 import { ApiKeysModule } from './api-keys/api-keys.module';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { CommonModule } from './common/common.module';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module';
@@ -50,6 +51,7 @@ export class AppModule {
         PlansModule,
         TransactionsModule.register(options.config),
         HealthModule,
+        AuditModule,
         ...(options.imports ?? []),
       ],
       controllers: [MetricsController],
