@@ -59,6 +59,12 @@ const envSchema = z
       .default('info'),
     WORKERS_IN_API: booleanFlag.default(true),
     TRUST_PROXY: booleanFlag.default(false),
+    DATABASE_QUERY_TIMEOUT: z.coerce
+      .number({ message: 'must be a whole number of seconds between 1 and 600' })
+      .int({ message: 'must be a whole number of seconds between 1 and 600' })
+      .min(1, { message: 'must be a whole number of seconds between 1 and 600' })
+      .max(600, { message: 'must be a whole number of seconds between 1 and 600' })
+      .default(10),
     DATABASE_WAIT_TIMEOUT: z.coerce
       .number({ message: 'must be a whole number of seconds between 0 and 600' })
       .int({ message: 'must be a whole number of seconds between 0 and 600' })
@@ -98,6 +104,8 @@ export interface AppConfig {
   port: number;
   databaseUrl: string;
   databasePoolSize: number;
+  /** Seconds a database statement may run before it is cancelled (and its request answers 503). */
+  databaseQueryTimeout: number;
   dataDir: string;
   jwtSecret: string;
   accessTokenTtl: number;
@@ -156,6 +164,7 @@ export function toAppConfig(env: Environment, resolved: { databaseUrl: string; j
     port: env.PORT,
     databaseUrl: resolved.databaseUrl,
     databasePoolSize: env.DATABASE_POOL_SIZE,
+    databaseQueryTimeout: env.DATABASE_QUERY_TIMEOUT,
     dataDir: env.DATA_DIR,
     jwtSecret: resolved.jwtSecret,
     accessTokenTtl: env.ACCESS_TOKEN_TTL,

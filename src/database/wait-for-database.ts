@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { isDatabaseUnavailable } from '../common/errors/database-errors';
 import { withoutCredentials } from '../config/config';
+import { connectionOptions } from './pg-options';
 
 /**
  * Waits for the database of DATABASE_URL at start-up: a server that is starting, restarting or
@@ -17,7 +18,7 @@ export async function waitForDatabase(
   const deadline = Date.now() + timeoutMs;
   let pause = 250;
   for (let attempt = 1; ; attempt++) {
-    const client = new Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5000 });
+    const client = new Client(connectionOptions(databaseUrl, 'payments-start'));
     client.on('error', () => undefined);
     try {
       await client.connect();

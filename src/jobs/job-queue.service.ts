@@ -9,6 +9,7 @@ import {
 import { PgBoss, type Job, type QueueOptions, type SendOptions } from 'pg-boss';
 import { EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { poolOptions } from '../database/pg-options';
 
 export const RUN_WORKERS = Symbol('RUN_WORKERS');
 
@@ -48,6 +49,7 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
 
   async onApplicationBootstrap(): Promise<void> {
     const boss = new PgBoss({
+      ...poolOptions({ queryTimeoutSeconds: this.config.databaseQueryTimeout }),
       connectionString: this.config.databaseUrl,
       application_name: 'payments-jobs',
       max: 3,
