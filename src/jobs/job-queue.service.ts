@@ -98,6 +98,13 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
     return this.boss.send(name, data, db ? { ...options, db } : options);
   }
 
+  /** Jobs waiting (queued, deferred included) and running, per queue of this service. */
+  async depths(): Promise<Array<{ name: string; queued: number; active: number }>> {
+    if (!this.boss) return [];
+    const queues = await this.boss.getQueues([...this.definitions.keys()]);
+    return queues.map((q) => ({ name: q.name, queued: q.queuedCount, active: q.activeCount }));
+  }
+
   beforeApplicationShutdown(): void {
     this.stopping = true;
   }

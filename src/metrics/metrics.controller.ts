@@ -12,7 +12,11 @@ export class MetricsController {
   constructor(@Inject(HttpMetrics) private readonly metrics: HttpMetrics) {}
 
   @Get()
-  @ApiOperation({ summary: 'Prometheus metrics: request counts and latency by route and status' })
+  @ApiOperation({
+    summary:
+      'Prometheus metrics: requests by route and status, transactions, declines, voids, ledger postings, ' +
+      'idempotency conflicts, outbox backlog, job queues, database pool',
+  })
   @ApiProduces('text/plain')
   @ApiOkResponse({ description: 'Prometheus text exposition format.', schema: { type: 'string' } })
   @ApiErrorResponses(405)

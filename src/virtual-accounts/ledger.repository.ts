@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { centsFromDb, Cents } from '../common/money/money';
 import { keysetSql, PageRequest } from '../common/pagination/pagination';
+import { HttpMetrics } from '../metrics/http-metrics';
 
 export type LineType = 'deposit' | 'payment' | 'transfer_out' | 'transfer_in' | 'external';
 export type EntryKind = 'deposit' | 'payment' | 'transfer';
@@ -55,7 +56,10 @@ const REFUSALS: Record<string, Refusal> = {
 export class LedgerRepository {
   private systemIds?: Map<SystemAccount, string>;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(HttpMetrics) private readonly metrics: HttpMetrics,
+  ) {}
 
   async openVirtualAccount(
     manager: EntityManager,
@@ -131,6 +135,7 @@ export class LedgerRepository {
           ),
         ],
       );
+      this.metrics.ledgerPosted(movement.kind);
       return rows.map(toPosting);
     } catch (error) {
       const driverError = (error as { driverError?: { code?: string; constraint?: string } }).driverError;

@@ -8,7 +8,7 @@ import secureJson from 'secure-json-parse';
 import { ApiError, MethodNotAllowedError, NotFoundError, ValidationError } from '../errors/api-error';
 import { toErrorResponse } from '../errors/error-response';
 import type { HttpMetrics } from '../../metrics/http-metrics';
-import { runInRequestContext } from '../context/request-context';
+import { requestLogFieldsOf, runInRequestContext } from '../context/request-context';
 import type { RequestDrain } from './drain';
 import { MAX_JSON_DEPTH, STRING_PROBLEM_MESSAGES, findBadString, jsonNestedDeeperThan } from './input-guard';
 
@@ -89,8 +89,10 @@ export function createFastifyAdapter(options: {
     const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
     const seconds = reply.elapsedTime / 1000;
     metrics.observe(request.method, route, reply.statusCode, seconds);
+    const { request_id: _bound, ...who } = requestLogFieldsOf(request);
     request.log.info(
       {
+        ...who,
         http: { method: request.method, path: pathOf(request.url), route, status: reply.statusCode },
         duration_ms: Math.round(reply.elapsedTime * 10) / 10,
       },
