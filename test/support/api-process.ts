@@ -8,15 +8,17 @@ import { TEST_JWT_SECRET } from './test-app';
 const TS_MAIN = ['--require', join(PROJECT_ROOT, 'test/support/ts-register.js'), join(PROJECT_ROOT, 'src/main.ts')];
 
 /** A real API process (`src/main.ts`, compiled as it loads) against the given database. */
-export async function startApiProcess(databaseUrl: string): Promise<{ baseUrl: string; stop(): Promise<void> }> {
-  const { url, stop } = await startProcess(TS_MAIN, {
+export async function startApiProcess(
+  databaseUrl: string,
+): Promise<{ baseUrl: string; stop(): Promise<void>; kill(): Promise<void> }> {
+  const { url, stop, kill } = await startProcess(TS_MAIN, {
     DATABASE_URL: databaseUrl,
     JWT_SECRET: TEST_JWT_SECRET,
     LOG_LEVEL: 'warn',
     WORKERS_IN_API: 'false',
     NODE_ENV: 'test',
   });
-  return { baseUrl: url, stop };
+  return { baseUrl: url, stop, kill };
 }
 
 export interface ApiProcess {
