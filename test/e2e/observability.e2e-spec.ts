@@ -132,7 +132,7 @@ describe('observability', () => {
       const account = accounts.body.results[0].id;
       const deposit = await t.http.post(
         `/uniconta/seller/${seller.sellerId}/virtualaccounts/${account}/deposit`,
-        { amount: '50.00', description: 'Top-up' },
+        { amount: '50.00', description: 'Top-up', method: 'manual', reason: 'wire 42 received' },
         { token: superuser.access },
       );
       expect(deposit.status).toBe(201);
