@@ -15,6 +15,10 @@ const positiveSeconds = z.coerce
   .min(60, { message: 'must be at least 60 seconds' })
   .max(31_536_000, { message: 'must be at most 31536000 seconds (a year)' });
 
+const secondsBetween = (min: number, max: number) => {
+  const message = `must be a whole number of seconds between ${min} and ${max}`;
+  return z.coerce.number({ message }).int({ message }).min(min, { message }).max(max, { message });
+};
 const urlWithProtocol = (protocols: string[]) =>
   z.string().refine(
     (v) => {
@@ -59,24 +63,9 @@ const envSchema = z
       .default('info'),
     WORKERS_IN_API: booleanFlag.default(true),
     TRUST_PROXY: booleanFlag.default(false),
-    DATABASE_QUERY_TIMEOUT: z.coerce
-      .number({ message: 'must be a whole number of seconds between 1 and 600' })
-      .int({ message: 'must be a whole number of seconds between 1 and 600' })
-      .min(1, { message: 'must be a whole number of seconds between 1 and 600' })
-      .max(600, { message: 'must be a whole number of seconds between 1 and 600' })
-      .default(10),
-    DATABASE_WAIT_TIMEOUT: z.coerce
-      .number({ message: 'must be a whole number of seconds between 0 and 600' })
-      .int({ message: 'must be a whole number of seconds between 0 and 600' })
-      .min(0, { message: 'must be a whole number of seconds between 0 and 600' })
-      .max(600, { message: 'must be a whole number of seconds between 0 and 600' })
-      .default(30),
-    SHUTDOWN_TIMEOUT: z.coerce
-      .number({ message: 'must be a whole number of seconds between 1 and 300' })
-      .int({ message: 'must be a whole number of seconds between 1 and 300' })
-      .min(1, { message: 'must be a whole number of seconds between 1 and 300' })
-      .max(300, { message: 'must be a whole number of seconds between 1 and 300' })
-      .default(15),
+    DATABASE_QUERY_TIMEOUT: secondsBetween(1, 600).default(10),
+    DATABASE_WAIT_TIMEOUT: secondsBetween(0, 600).default(30),
+    SHUTDOWN_TIMEOUT: secondsBetween(1, 300).default(15),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === 'production' && !env.JWT_SECRET) {
