@@ -14,6 +14,7 @@ cd "$(dirname "$0")/.."
 README=${1:-README.md}
 PORT=${WALKTHROUGH_PORT:-3917}
 WORK=$(mktemp -d)
+chmod 755 "$WORK" # as root, the embedded PostgreSQL runs as the "postgres" user, which must reach its folder
 API_LOG=$WORK/api.log
 export PORT API_LOG DATA_DIR=$WORK/data LOG_LEVEL=info
 unset DATABASE_URL SMTP_URL NODE_ENV
@@ -31,14 +32,14 @@ lines.forEach((line, i) => {
     if (line.startsWith('```')) {
       const name = String(++n).padStart(2, '0');
       fs.writeFileSync(`${out}/${name}.sh`, block.join('\n') + '\n');
-      index.push([name, block.start, skip ?? '', section].join('\t'));
+      index.push([name, block.start, skip ?? '', section].join('|'));
       block = null; skip = null;
     } else block.push(line);
     return;
   }
   const heading = /^#{2,4} (.*)/.exec(line);
   if (heading) section = heading[1];
-  const marker = /^<!-- walkthrough: skip (.*?) ?-->/.exec(line);
+  const marker = /^<!-- walkthrough: skip \(?(.*?)\)? ?-->/.exec(line);
   if (marker) skip = marker[1] || 'skipped';
   else if (/^```(sh|bash)\s*$/.test(line)) { block = []; block.start = i + 2; }
   else if (line.trim() !== '') skip = null;
@@ -107,7 +108,8 @@ curl() {
 # ---- the blocks, in order
 declare -a RESULTS=()
 FAILED=
-while IFS=$'\t' read -r -u 3 name line skip section; do
+RAN=0
+while IFS='|' read -r -u 3 name line skip section; do
   [ -n "$name" ] || continue
   label="$name  line $line  [$section]"
   if [ -n "$FAILED" ]; then
@@ -129,16 +131,17 @@ while IFS=$'\t' read -r -u 3 name line skip section; do
     # shellcheck disable=SC1090
     source "$BLOCK_FILE" </dev/null
     # The block ran in a subshell (so a failure stops it, not the walkthrough): hand its variables on.
-    for v in $(compgen -v | grep '^[A-Z][A-Z0-9_]*$' | grep -v '^BASH\|^FUNCNAME$\|^LINENO$\|^RANDOM$\|^SRANDOM$\|^SECONDS$\|^PIPESTATUS$\|^SHELLOPTS$\|^EUID$\|^UID$\|^PPID$\|^GROUPS$\|^EPOCH\|^HIST\|^OPT\|^DIRSTACK$\|^COMP\|^IFS$\|^PS[0-9]$\|^RESULTS$\|^FAILED$'); do
+    for v in $(compgen -v | grep '^[A-Z][A-Z0-9_]*$' | grep -v '^BASH\|^FUNCNAME$\|^LINENO$\|^RANDOM$\|^SRANDOM$\|^SECONDS$\|^PIPESTATUS$\|^SHELLOPTS$\|^EUID$\|^UID$\|^PPID$\|^GROUPS$\|^EPOCH\|^HIST\|^OPT\|^DIRSTACK$\|^COMP\|^IFS$\|^PS[0-9]$\|^RESULTS$\|^FAILED$\|^RAN$'); do
       declare -p "$v"
     done >"$WORK/vars"
   )
   rc=$?
   set -e
+  RAN=$((RAN + 1))
   if [ "$rc" -eq 0 ]; then
     # shellcheck disable=SC1091
     source "$WORK/vars"
-    RESULTS+=("PASS     $label: HTTP $(sort "$WORK/statuses" | uniq -c | awk '{printf "%s%s×%s", sep, $2, $1; sep=" "}')")
+    RESULTS+=("PASS     $label: $(sort "$WORK/statuses" | uniq -c | awk '{printf "%s%s×%s", sep ? sep : "HTTP ", $2, $1; sep=" "} END {if (!NR) print "no HTTP calls"}')")
   else
     FAILED=1
     RESULTS+=("FAIL     $label")
@@ -152,7 +155,7 @@ stop_service
 echo
 echo "== README walkthrough ($README)"
 printf '%s\n' "${RESULTS[@]}"
-if [ -n "$FAILED" ]; then
+if [ -n "$FAILED" ] || [ "$RAN" -eq 0 ]; then
   echo "FAILED (service log: $API_LOG)"
   exit 1
 fi

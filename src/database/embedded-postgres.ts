@@ -47,11 +47,11 @@ export async function startEmbeddedPostgres(
     onError: (error: unknown) => log(`embedded PostgreSQL: ${String(error)}`),
   });
 
-  if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
-    log(`Initialising the embedded PostgreSQL cluster in ${clusterDir}`);
-    await server.initialise();
-  }
   try {
+    if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
+      log(`Initialising the embedded PostgreSQL cluster in ${clusterDir}`);
+      await server.initialise();
+    }
     await server.start();
   } catch (error) {
     throw new Error(
