@@ -101,7 +101,7 @@ curl() {
     echo "$status" >>"$WORK/statuses"
     return 0
   fi
-  echo "!! HTTP $status, expected $expected: curl $*" >&2
+  echo; echo "!! HTTP $status, expected $expected: curl $*" >&2
   return 22
 }
 
