@@ -101,7 +101,7 @@ curl() {
     echo "$status" >>"$WORK/statuses"
     return 0
   fi
-  echo; echo "!! HTTP $status, expected $expected: curl $*" >&2
+  echo >&2; echo "!! HTTP $status, expected $expected: curl $*" >&2
   return 22
 }
 
