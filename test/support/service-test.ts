@@ -1,0 +1,43 @@
+import type { FastifyRequest } from 'fastify';
+import type { UserPrincipal } from '../../src/auth/principal';
+import { runInRequestContext } from '../../src/common/context/request-context';
+import type { TestUser } from './identity';
+import type { TestApp } from './test-app';
+
+/**
+ * Helpers of the service tier: a service is built with `new` from the app's real repositories
+ * (real PostgreSQL) and fakes of its ports, and called directly, without HTTP.
+ */
+
+/** The principal the guard would make of this user's access token. */
+export function userPrincipal(user: Pick<TestUser, 'id'>, isSuperuser = false): UserPrincipal {
+  return { kind: 'user', id: user.id, isSuperuser, accessVersion: '0', credentialId: `session-of-${user.id}` };
+}
+
+/** Runs `work` as a request of `principal` would (the audit log reads the actor from there). */
+export function asRequestOf<T>(
+  principal: UserPrincipal,
+  work: () => Promise<T>,
+  requestId = 'req-service-test',
+): Promise<T> {
+  const request = { user: principal } as unknown as FastifyRequest;
+  return runInRequestContext({ requestId, ip: '203.0.113.7', request }, work);
+}
+
+export interface AuditRow {
+  action: string;
+  actor_kind: string;
+  actor_id: string | null;
+  seller_id: string | null;
+  changes: Record<string, unknown>;
+  request_id: string | null;
+}
+
+/** The audit rows written about one record, oldest first. */
+export async function auditOf(t: TestApp, targetId: string): Promise<AuditRow[]> {
+  const { rows } = await t.db.query(
+    `SELECT action, actor_kind, actor_id, seller_id, changes, request_id FROM audit_log WHERE target_id = $1 ORDER BY seq`,
+    [targetId],
+  );
+  return rows;
+}
