@@ -27,7 +27,7 @@ describe('ApiKeysService', () => {
 
   const stored = async (id: string) =>
     (await t.db.query('SELECT key_hash, key_suffix, active, deleted_at FROM api_keys WHERE id = $1', [id])).rows[0];
-  const asSuperuser = <T>(work: () => Promise<T>) => asRequestOf(userPrincipal(superuser, true), work);
+  const asSuperuser = async <T>(work: () => Promise<T>) => asRequestOf(await userPrincipal(t, superuser), work);
 
   describe('create', () => {
     it('answers the secret once and stores only its SHA-256 and last four characters', async () => {

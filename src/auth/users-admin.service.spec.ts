@@ -21,7 +21,7 @@ describe('UsersAdminService', () => {
       t.app.get(RefreshTokensRepository),
       t.app.get(DataSource),
     );
-    admin = userPrincipal(await createUser(t, { superuser: true }), true);
+    admin = await userPrincipal(t, await createUser(t, { superuser: true }));
   });
   afterAll(() => t.close());
 

@@ -9,9 +9,16 @@ import type { TestApp } from './test-app';
  * (real PostgreSQL) and fakes of its ports, and called directly, without HTTP.
  */
 
-/** The principal the guard would make of this user's access token. */
-export function userPrincipal(user: Pick<TestUser, 'id'>, isSuperuser = false): UserPrincipal {
-  return { kind: 'user', id: user.id, isSuperuser, accessVersion: '0', credentialId: `session-of-${user.id}` };
+/** The principal the guard would make of this user's access token now (superuser flag and access version read). */
+export async function userPrincipal(t: TestApp, user: Pick<TestUser, 'id'>): Promise<UserPrincipal> {
+  const { rows } = await t.db.query('SELECT is_superuser, access_version FROM users WHERE id = $1', [user.id]);
+  return {
+    kind: 'user',
+    id: user.id,
+    isSuperuser: rows[0].is_superuser,
+    accessVersion: rows[0].access_version,
+    credentialId: `session-of-${user.id}`,
+  };
 }
 
 /** Runs `work` as a request of `principal` would (the audit log reads the actor from there). */
