@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { createSeller, createUser, TestUser } from '../../test/support/identity';
-import { asRequestOf, auditOf, userPrincipal } from '../../test/support/service-test';
+import { asRequestOf, auditOf, newTestService, userPrincipal } from '../../test/support/service-test';
 import { startTestApp, TestApp } from '../../test/support/test-app';
-import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
 
 describe('ApiKeysService', () => {
@@ -16,7 +14,7 @@ describe('ApiKeysService', () => {
   beforeAll(async () => {
     t = await startTestApp();
     superuser = await createUser(t, { superuser: true });
-    service = new ApiKeysService(t.app.get(ApiKeysRepository), t.app.get(DataSource));
+    service = newTestService(t, ApiKeysService);
   });
   afterAll(() => t.close());
 

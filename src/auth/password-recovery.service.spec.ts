@@ -1,12 +1,9 @@
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { createUser, login, TestUser } from '../../test/support/identity';
+import { newTestService } from '../../test/support/service-test';
 import { startTestApp, TestApp } from '../../test/support/test-app';
-import { APP_CONFIG } from '../config/config';
-import type { MailService, OutgoingMail } from '../mail/mail.service';
-import { PasswordRecoveriesRepository } from './password-recoveries.repository';
+import { MailService, OutgoingMail } from '../mail/mail.service';
 import { PasswordRecoveryService, RECOVERY_MAX_ATTEMPTS } from './password-recovery.service';
-import { RefreshTokensRepository } from './refresh-tokens.repository';
-import { UsersRepository } from './users.repository';
 
 /** The mail port: keeps what was queued, and whether it was queued inside a transaction. */
 class FakeMail implements Pick<MailService, 'queue'> {
@@ -44,14 +41,7 @@ describe('PasswordRecoveryService with a fake mail port', () => {
 
   beforeEach(async () => {
     mail = new FakeMail();
-    service = new PasswordRecoveryService(
-      t.app.get(DataSource),
-      t.app.get(UsersRepository),
-      t.app.get(PasswordRecoveriesRepository),
-      t.app.get(RefreshTokensRepository),
-      mail as unknown as MailService,
-      t.app.get(APP_CONFIG),
-    );
+    service = newTestService(t, PasswordRecoveryService, [[MailService, mail]]);
     user = await createUser(t);
   });
 

@@ -1,12 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { createUser, TestUser } from '../../test/support/identity';
-import { asRequestOf, auditOf, userPrincipal } from '../../test/support/service-test';
+import { asRequestOf, auditOf, newTestService, userPrincipal } from '../../test/support/service-test';
 import { startTestApp, TestApp } from '../../test/support/test-app';
 import type { UserPrincipal } from './principal';
-import { RefreshTokensRepository } from './refresh-tokens.repository';
 import { UsersAdminService } from './users-admin.service';
-import { UsersRepository } from './users.repository';
 
 describe('UsersAdminService', () => {
   let t: TestApp;
@@ -16,11 +13,7 @@ describe('UsersAdminService', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    service = new UsersAdminService(
-      t.app.get(UsersRepository),
-      t.app.get(RefreshTokensRepository),
-      t.app.get(DataSource),
-    );
+    service = newTestService(t, UsersAdminService);
     admin = await userPrincipal(t, await createUser(t, { superuser: true }));
   });
   afterAll(() => t.close());

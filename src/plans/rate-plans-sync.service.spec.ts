@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { SAMPLE_RATE_PLANS } from '../../test/support/payments';
+import { newTestService } from '../../test/support/service-test';
 import { startTestApp, TestApp } from '../../test/support/test-app';
-import { PlansRepository } from './plans.repository';
 import { RatePlansSyncService, SyncFileError } from './rate-plans-sync.service';
 
 type PlanFile = Array<Record<string, unknown> & { external_id: string }>;
@@ -13,7 +12,7 @@ describe('RatePlansSyncService', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    service = new RatePlansSyncService(t.app.get(DataSource), t.app.get(PlansRepository));
+    service = newTestService(t, RatePlansSyncService);
   });
   afterAll(() => t.close());
 

@@ -1,13 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { createSeller, createUser, TestUser } from '../../test/support/identity';
-import { asRequestOf, auditOf, userPrincipal } from '../../test/support/service-test';
+import { asRequestOf, auditOf, newTestService, userPrincipal } from '../../test/support/service-test';
 import { startTestApp, TestApp } from '../../test/support/test-app';
-import { AuthorizationService } from '../auth/authorization.service';
 import type { Permission } from '../auth/permissions';
 import type { UserPrincipal } from '../auth/principal';
-import { UserDirectory } from '../auth/user-directory.service';
-import { AccessesRepository } from './accesses.repository';
 import { AccessesService } from './accesses.service';
 
 describe('AccessesService', () => {
@@ -20,12 +16,7 @@ describe('AccessesService', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    service = new AccessesService(
-      t.app.get(AccessesRepository),
-      t.app.get(UserDirectory),
-      t.app.get(AuthorizationService),
-      t.app.get(DataSource),
-    );
+    service = newTestService(t, AccessesService);
     superuser = await createUser(t, { superuser: true });
     admin = await userPrincipal(t, superuser);
   });

@@ -1,16 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { createSeller, createUser, grant, TestUser, validCnpj } from '../../test/support/identity';
 import { SAMPLE_RATE_PLANS, SPLIT_DETAILS, SPLIT_DETAILS_ONLINE } from '../../test/support/payments';
-import { asRequestOf, auditOf, userPrincipal } from '../../test/support/service-test';
+import { asRequestOf, auditOf, newTestService, userPrincipal } from '../../test/support/service-test';
 import { startTestApp, TestApp } from '../../test/support/test-app';
-import { AuthorizationService } from '../auth/authorization.service';
 import type { UserPrincipal } from '../auth/principal';
 import { PlansService } from '../plans/plans.service';
 import { RatePlansSyncService } from '../plans/rate-plans-sync.service';
-import { VirtualAccountsService } from '../virtual-accounts/virtual-accounts.service';
-import { AccessesRepository } from './accesses.repository';
-import { SellersRepository } from './sellers.repository';
 import { SellersService } from './sellers.service';
 
 describe('SellersService', () => {
@@ -24,14 +19,7 @@ describe('SellersService', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    service = new SellersService(
-      t.app.get(SellersRepository),
-      t.app.get(AccessesRepository),
-      t.app.get(AuthorizationService),
-      t.app.get(DataSource),
-      t.app.get(PlansService),
-      t.app.get(VirtualAccountsService),
-    );
+    service = newTestService(t, SellersService);
     superuser = await createUser(t, { superuser: true });
     admin = await userPrincipal(t, superuser);
     await t.app.get(RatePlansSyncService).sync(SAMPLE_RATE_PLANS);

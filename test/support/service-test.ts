@@ -1,3 +1,4 @@
+import type { Type } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { UserPrincipal } from '../../src/auth/principal';
 import { runInRequestContext } from '../../src/common/context/request-context';
@@ -47,4 +48,20 @@ export async function auditOf(t: TestApp, targetId: string): Promise<AuditRow[]>
     [targetId],
   );
   return rows;
+}
+
+/**
+ * The service as Nest would build it, from the app's own providers, except the ports given in
+ * `fakes` (token → fake), in the manner of immich's `newTestService`. The constructor's tokens
+ * come from its decorator metadata, so a service that gains a dependency needs no test change.
+ */
+export function newTestService<T>(t: TestApp, service: Type<T>, fakes: Array<[unknown, unknown]> = []): T {
+  const types: unknown[] = Reflect.getMetadata('design:paramtypes', service) ?? [];
+  const injected: Array<{ index: number; param: unknown }> = Reflect.getMetadata('self:paramtypes', service) ?? [];
+  const replaced = new Map(fakes);
+  const args = types.map((type, index) => {
+    const token = injected.find((p) => p.index === index)?.param ?? type;
+    return replaced.has(token) ? replaced.get(token) : t.app.get(token as Type, { strict: false });
+  });
+  return new service(...args);
 }
