@@ -11,6 +11,7 @@ import { HttpMetrics } from './metrics/http-metrics';
 import { MetricsController } from './metrics/metrics.controller';
 import { PlansModule } from './plans/plans.module';
 import { SellersModule } from './sellers/sellers.module';
+import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 import { TransactionsModule } from './transactions/transactions.module';
 
 export interface AppModuleOptions {
@@ -29,6 +30,7 @@ class ConfigHolderModule {}
 @Module({})
 export class AppModule {
   static register(options: AppModuleOptions): DynamicModule {
+    const transactions = TransactionsModule.register(options.config);
     return {
       module: AppModule,
       imports: [
@@ -48,7 +50,8 @@ export class AppModule {
         SellersModule,
         ApiKeysModule,
         PlansModule,
-        TransactionsModule.register(options.config),
+        transactions,
+        SubscriptionsModule.register(transactions),
         HealthModule,
         ...(options.imports ?? []),
       ],

@@ -20,6 +20,7 @@ import { SplitService } from '../split/split.service';
 import type { EntryMode } from '../split/table';
 import { recordEvent } from '../webhooks/outbox';
 import {
+  CardDto,
   CreateSplitRuleDto,
   CreateTransactionDto,
   SplitRuleResponseDto,
@@ -30,7 +31,7 @@ import {
 } from './dto/transaction.dto';
 import type { Transaction } from './entities/transaction.entity';
 import { detectBrand, passesLuhn } from './processor/card';
-import { CardData, ChargeResult, PAYMENT_PROCESSOR, PaymentProcessor } from './processor/payment-processor';
+import { CardData, CardToken, ChargeResult, PAYMENT_PROCESSOR, PaymentProcessor } from './processor/payment-processor';
 import { TransactionSettlements } from './transaction-settlements';
 import { TransactionFilters, TransactionsRepository } from './transactions.repository';
 
@@ -78,12 +79,17 @@ export class TransactionsService implements OnModuleInit {
     });
   }
 
+  /**
+   * Charges a payment. `cardOnFile` (a token from tokenizeCard) pays a credit or debit charge
+   * instead of `input.card`: renewals of subscriptions.
+   */
   async create(
     sellerId: string,
     input: CreateTransactionDto,
     source: TransactionSource = 'api',
+    cardOnFile?: CardToken,
   ): Promise<TransactionResponseDto> {
-    const payment = this.checkPayment(input);
+    const payment = this.checkPayment(input, cardOnFile);
     const seller = await this.sellers.find(sellerId);
     if (!seller.ratePlanId) {
       throw new BadRequestError(
@@ -115,7 +121,7 @@ export class TransactionsService implements OnModuleInit {
       paymentType: input.payment_type,
       installments: payment.installments,
       cardBrand: payment.brand,
-      cardLast4: payment.card ? payment.card.number.slice(-4) : null,
+      cardLast4: cardOnFile?.last4 ?? (payment.card ? payment.card.number.slice(-4) : null),
       entryMode: payment.entryMode,
       status: 'pending',
       description: input.description ?? null,
@@ -143,6 +149,7 @@ export class TransactionsService implements OnModuleInit {
         paymentType: input.payment_type,
         installments: payment.installments,
         card: payment.card,
+        cardToken: cardOnFile?.token,
         description: input.description ?? null,
         customer: input.customer ?? null,
       });
@@ -351,8 +358,19 @@ export class TransactionsService implements OnModuleInit {
     return tx;
   }
 
+  /**
+   * Keeps a card on file with the processor (Luhn, brand and expiry checked first, errors under
+   * `path`): answers the token and what may be shown of the card. The card is not charged.
+   */
+  async tokenizeCard(card: CardDto, path = 'card'): Promise<CardToken> {
+    const problems: FieldErrors = {};
+    checkCard(card, path, problems);
+    if (Object.keys(problems).length > 0) throw new ValidationError(problems);
+    return this.processor.tokenizeCard(toCardData(card));
+  }
+
   /** Rules of API.md section 8 that tie the fields of a charge together. */
-  private checkPayment(input: CreateTransactionDto): CheckedPayment {
+  private checkPayment(input: CreateTransactionDto, cardOnFile?: CardToken): CheckedPayment {
     const problems: FieldErrors = {};
     const amount = checkMoney(input.amount);
     if (!amount.ok) problems.amount = [amount.message];
@@ -363,25 +381,15 @@ export class TransactionsService implements OnModuleInit {
     let card: CardData | undefined;
     if (input.payment_type !== 'credit' && installments !== 1)
       problems.installments = [`must be 1 for ${input.payment_type}`];
-    if (isCard) {
+    if (isCard && cardOnFile) {
+      if (input.card) problems.card = ['must not be sent with a card on file'];
+      brand = cardOnFile.brand;
+    } else if (isCard) {
       if (!input.card) {
         problems.card = [`is required for ${input.payment_type}`];
       } else {
-        if (!passesLuhn(input.card.number)) problems['card.number'] = ['is not a valid card number'];
-        else if (!(brand = detectBrand(input.card.number)))
-          problems['card.number'] = ['is a card of a brand that is not accepted'];
-        const now = new Date();
-        const expired =
-          input.card.exp_year < now.getUTCFullYear() ||
-          (input.card.exp_year === now.getUTCFullYear() && input.card.exp_month < now.getUTCMonth() + 1);
-        if (expired) problems['card.exp_year'] = ['the card has expired'];
-        card = {
-          number: input.card.number,
-          holderName: input.card.holder_name,
-          expMonth: input.card.exp_month,
-          expYear: input.card.exp_year,
-          cvv: input.card.cvv,
-        };
+        brand = checkCard(input.card, 'card', problems);
+        card = toCardData(input.card);
       }
     } else {
       if (input.card) problems.card = [`must not be sent for ${input.payment_type}`];
@@ -397,6 +405,29 @@ export class TransactionsService implements OnModuleInit {
     if (Object.keys(problems).length > 0 || !amount.ok) throw new ValidationError(problems);
     return { amount: amount.value, installments, entryMode, brand, card };
   }
+}
+
+/** Luhn, accepted brand and expiry of a card; problems go under `path`. Answers the brand. */
+function checkCard(card: CardDto, path: string, problems: FieldErrors): string | null {
+  let brand: string | null = null;
+  if (!passesLuhn(card.number)) problems[`${path}.number`] = ['is not a valid card number'];
+  else if (!(brand = detectBrand(card.number))) problems[`${path}.number`] = ['is a card of a brand that is not accepted'];
+  const now = new Date();
+  const expired =
+    card.exp_year < now.getUTCFullYear() ||
+    (card.exp_year === now.getUTCFullYear() && card.exp_month < now.getUTCMonth() + 1);
+  if (expired) problems[`${path}.exp_year`] = ['the card has expired'];
+  return brand;
+}
+
+function toCardData(card: CardDto): CardData {
+  return {
+    number: card.number,
+    holderName: card.holder_name,
+    expMonth: card.exp_month,
+    expYear: card.exp_year,
+    cvv: card.cvv,
+  };
 }
 
 interface CheckedPayment {

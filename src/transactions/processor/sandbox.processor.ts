@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { createHash } from 'node:crypto';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { createHash, randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { formatMoney } from '../../common/money/money';
-import { ChargeRequest, ChargeResult, PaymentProcessor } from './payment-processor';
+import { detectBrand } from './card';
+import { CardData, CardToken, ChargeRequest, ChargeResult, PaymentProcessor } from './payment-processor';
 
 /** Test card numbers the sandbox declines, with the reason it gives. */
 export const SANDBOX_DECLINED_CARDS: Record<string, string> = {
@@ -20,6 +23,8 @@ export const SANDBOX_DECLINED_CARDS: Record<string, string> = {
 export class SandboxProcessor implements PaymentProcessor {
   readonly name = 'sandbox';
 
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
   async charge(request: ChargeRequest): Promise<ChargeResult> {
     const reference = `sbx_${request.transactionId.replace(/-/g, '')}`;
     if (request.paymentType === 'pix') {
@@ -32,8 +37,50 @@ export class SandboxProcessor implements PaymentProcessor {
     if (request.paymentType === 'boleto') {
       return { status: 'pending', reference, boleto: { digitable_line: digitableLine(request), due_date: dueDate(3) } };
     }
-    const declined = request.card ? SANDBOX_DECLINED_CARDS[request.card.number] : 'card_missing';
+    const declined = request.cardToken
+      ? await this.tokenOutcome(request.cardToken)
+      : request.card
+        ? SANDBOX_DECLINED_CARDS[request.card.number]
+        : 'card_missing';
     return declined ? { status: 'declined', reference, declineReason: declined } : { status: 'approved', reference };
+  }
+
+  /**
+   * The sandbox's card vault keeps per token only what it needs to play a processor: the test
+   * card's outcome, brand, last 4 digits and expiry (never the number or CVV).
+   */
+  async tokenizeCard(card: CardData): Promise<CardToken> {
+    const stored: CardToken = {
+      token: `tok_sbx_${randomBytes(16).toString('hex')}`,
+      brand: detectBrand(card.number) ?? 'unknown',
+      last4: card.number.slice(-4),
+      expMonth: card.expMonth,
+      expYear: card.expYear,
+    };
+    await this.dataSource.query(
+      `INSERT INTO sandbox_card_tokens (token, outcome, brand, last4, exp_month, exp_year) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [
+        stored.token,
+        SANDBOX_DECLINED_CARDS[card.number] ?? null,
+        stored.brand,
+        stored.last4,
+        stored.expMonth,
+        stored.expYear,
+      ],
+    );
+    return stored;
+  }
+
+  /** Why a charge of this token is declined, or undefined when it is approved. */
+  private async tokenOutcome(token: string): Promise<string | undefined> {
+    const [row]: Array<{ outcome: string | null; expired: boolean }> = await this.dataSource.query(
+      `SELECT outcome, make_date(exp_year, exp_month, 1) + interval '1 month' <= now() AS expired
+       FROM sandbox_card_tokens WHERE token = $1`,
+      [token],
+    );
+    if (!row) return 'invalid_card_token';
+    if (row.expired) return 'expired_card';
+    return row.outcome ?? undefined;
   }
 
   async void(): Promise<void> {
