@@ -56,7 +56,10 @@ describe('billing periods', () => {
 
   describe('properties', () => {
     const anchors = fc.date({ min: at('2000-01-01T00:00:00Z'), max: at('2100-01-01T00:00:00Z'), noInvalidDate: true });
-    const cycles = fc.record({ interval: fc.constantFrom(...INTERVALS), intervalCount: fc.integer({ min: 1, max: 12 }) });
+    const cycles = fc.record({
+      interval: fc.constantFrom(...INTERVALS),
+      intervalCount: fc.integer({ min: 1, max: 12 }),
+    });
 
     it('periods follow each other without gap or overlap, and always move forward', () => {
       fc.assert(
@@ -91,10 +94,15 @@ describe('billing periods', () => {
 
     it('day and week periods are exact multiples of 24 hours', () => {
       fc.assert(
-        fc.property(anchors, fc.constantFrom('day' as const, 'week' as const), fc.integer({ min: 1, max: 12 }), (anchor, interval, n) => {
-          const p = period(anchor, { interval, intervalCount: n }, 3);
-          expect(p.end.getTime() - p.start.getTime()).toBe(n * (interval === 'day' ? 1 : 7) * 86_400_000);
-        }),
+        fc.property(
+          anchors,
+          fc.constantFrom('day' as const, 'week' as const),
+          fc.integer({ min: 1, max: 12 }),
+          (anchor, interval, n) => {
+            const p = period(anchor, { interval, intervalCount: n }, 3);
+            expect(p.end.getTime() - p.start.getTime()).toBe(n * (interval === 'day' ? 1 : 7) * 86_400_000);
+          },
+        ),
       );
     });
   });

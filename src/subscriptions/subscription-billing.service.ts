@@ -10,7 +10,12 @@ import { TransactionsService } from '../transactions/transactions.service';
 import { recordEvents } from '../webhooks/outbox';
 import type { BillingCycle } from './billing-period';
 import { toSubscriptionView } from './dto/subscription.dto';
-import type { NewSubscription, Subscription, SubscriptionCharge, SubscriptionPlan } from './entities/subscription.types';
+import type {
+  NewSubscription,
+  Subscription,
+  SubscriptionCharge,
+  SubscriptionPlan,
+} from './entities/subscription.types';
 import { awaitingPixPayment, failed, paid, Transition } from './subscription-state';
 import { SubscriptionsRepository } from './subscriptions.repository';
 
@@ -134,9 +139,7 @@ export class SubscriptionBilling implements OnModuleInit, TransactionSettlementL
       lease: null,
       transactionId: tx.id,
     };
-    const transition: Transition = pendingPix
-      ? awaitingPixPayment(charge)
-      : paid(base, cycleOf(signup.plan), 0);
+    const transition: Transition = pendingPix ? awaitingPixPayment(charge) : paid(base, cycleOf(signup.plan), 0);
     const created = await this.repo.insertSubscription(manager, {
       ...base,
       ...transition.changes,
@@ -185,9 +188,7 @@ export class SubscriptionBilling implements OnModuleInit, TransactionSettlementL
       subscription.trialEnd
         ? `Your free trial ends on ${subscription.trialEnd.toISOString()}; the first charge is made then.`
         : '',
-      pixCharge?.pix
-        ? `To start it, pay R$ ${pixCharge.amount} with this PIX code:\n${pixCharge.pix.qr_code}`
-        : '',
+      pixCharge?.pix ? `To start it, pay R$ ${pixCharge.amount} with this PIX code:\n${pixCharge.pix.qr_code}` : '',
       '',
       `Subscription: ${subscription.id}`,
       `Your manage token (keep it secret): ${signup.manageToken}`,

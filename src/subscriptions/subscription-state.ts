@@ -61,10 +61,7 @@ export function canceled(asOf: Date): Transition {
  * or canceled once the retries are spent. A retry whose time has already gone by (the job ran
  * late) is tried a day after this failure instead, so a late run never burns every retry at once.
  */
-export function failed(
-  s: Subscription,
-  charge: Pick<SubscriptionCharge, 'attempt' | 'dueAt' | 'asOf'>,
-): Transition {
+export function failed(s: Subscription, charge: Pick<SubscriptionCharge, 'attempt' | 'dueAt' | 'asOf'>): Transition {
   const retry = s.status === 'incomplete' ? null : nextRetryAt(charge.dueAt, charge.attempt);
   if (!retry) {
     const end = canceled(charge.asOf);

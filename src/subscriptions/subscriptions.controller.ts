@@ -70,7 +70,7 @@ export class SubscriptionPlansController {
 
   @Patch(':plan_id')
   @Authenticated()
-  @ApiOperation({ summary: 'Change a plan\'s texts or `active`; price, interval, trial and payment types are fixed' })
+  @ApiOperation({ summary: "Change a plan's texts or `active`; price, interval, trial and payment types are fixed" })
   @ApiOkResponse({ type: SubscriptionPlanResponseDto })
   @ApiErrorResponses(400, 404)
   update(
@@ -141,7 +141,10 @@ export class SubscribersController {
       'subscription back. The subscriber sends `Authorization: Bearer <manage_token>` and cancels at period end; ' +
       'the answer is the public subscriber view. 409 `subscription_already_canceled` the second time.',
   })
-  @ApiOkResponse({ type: SubscriptionResponseDto, description: 'The subscription (seller) or its public view (subscriber).' })
+  @ApiOkResponse({
+    type: SubscriptionResponseDto,
+    description: 'The subscription (seller) or its public view (subscriber).',
+  })
   @ApiErrorResponses(400, 404, 409)
   cancel(
     @Req() request: AuthenticatedRequest,

@@ -27,7 +27,20 @@ const SUBSCRIPTION_COLUMNS = `s.id, s.seq::text AS seq, s.plan_id, s.seller_id, 
   s.trial_end, s.next_period, s.failed_attempts, s.current_period_start, s.current_period_end, s.next_charge_at,
   s.cancel_at_period_end, s.canceled_at, s.created_at, s.updated_at`;
 const PLAN_COLUMNS = (p: string, prefix = '') =>
-  ['id', 'seller_id', 'name', 'description', 'amount', 'interval', 'interval_count', 'trial_days', 'payment_types', 'active', 'created_at', 'updated_at']
+  [
+    'id',
+    'seller_id',
+    'name',
+    'description',
+    'amount',
+    'interval',
+    'interval_count',
+    'trial_days',
+    'payment_types',
+    'active',
+    'created_at',
+    'updated_at',
+  ]
     .map((c) => `${p}.${c} AS ${prefix}${c}`)
     .concat(`${p}.seq::text AS ${prefix}seq`)
     .join(', ');
@@ -270,7 +283,9 @@ export class SubscriptionsRepository {
 
   /** The charge, locked for the caller's transaction. */
   async lockCharge(manager: EntityManager, id: string): Promise<SubscriptionCharge | null> {
-    const [row] = await manager.query(`SELECT ${CHARGE_COLUMNS} FROM subscription_charges WHERE id = $1 FOR UPDATE`, [id]);
+    const [row] = await manager.query(`SELECT ${CHARGE_COLUMNS} FROM subscription_charges WHERE id = $1 FOR UPDATE`, [
+      id,
+    ]);
     return row ? toCharge(row) : null;
   }
 

@@ -172,7 +172,14 @@ export class SubscriptionsService {
       canceledAt: null,
       manageTokenHash: manage.hash,
     };
-    const signup: Signup = { subscription, chargeId: randomUUID(), plan, sellerName: seller.name, manageToken: manage.token, asOf: now };
+    const signup: Signup = {
+      subscription,
+      chargeId: randomUUID(),
+      plan,
+      sellerName: seller.name,
+      manageToken: manage.token,
+      asOf: now,
+    };
     if (plan.trialDays > 0) {
       const created = await this.dataSource.transaction(async (manager) => {
         const row = await this.repo.insertSubscription(manager, subscription);
@@ -205,7 +212,11 @@ export class SubscriptionsService {
       );
     }
     if (!signup.created) {
-      throw new ApiError(402, 'charge_not_completed', 'The first charge did not complete; no subscription was created.');
+      throw new ApiError(
+        402,
+        'charge_not_completed',
+        'The first charge did not complete; no subscription was created.',
+      );
     }
     return subscribeView(signup.created, tx, manage.token);
   }

@@ -411,7 +411,8 @@ export class TransactionsService implements OnModuleInit {
 function checkCard(card: CardDto, path: string, problems: FieldErrors): string | null {
   let brand: string | null = null;
   if (!passesLuhn(card.number)) problems[`${path}.number`] = ['is not a valid card number'];
-  else if (!(brand = detectBrand(card.number))) problems[`${path}.number`] = ['is a card of a brand that is not accepted'];
+  else if (!(brand = detectBrand(card.number)))
+    problems[`${path}.number`] = ['is a card of a brand that is not accepted'];
   const now = new Date();
   const expired =
     card.exp_year < now.getUTCFullYear() ||

@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
@@ -77,13 +78,17 @@ export class CreateSubscriptionPlanDto {
 
 /** A field that PATCH refuses with a message saying why (the plan's terms never change). */
 function Immutable(): PropertyDecorator {
-  return ValidateBy({
-    name: 'immutable',
-    validator: {
-      validate: () => false,
-      defaultMessage: () => 'cannot be changed: price, interval, trial and payment types are fixed; create a new plan',
-    },
-  });
+  return applyDecorators(
+    IsOmittable(),
+    ValidateBy({
+      name: 'immutable',
+      validator: {
+        validate: () => false,
+        defaultMessage: () =>
+          'cannot be changed: price, interval, trial and payment types are fixed; create a new plan',
+      },
+    }),
+  );
 }
 
 export class UpdateSubscriptionPlanDto {

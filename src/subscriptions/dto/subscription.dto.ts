@@ -50,7 +50,7 @@ export class SubscriptionPaymentDto {
 
   @ApiPropertyOptional({
     type: CardDto,
-    description: 'Required for credit; kept only as the processor\'s card token (never the number or CVV).',
+    description: "Required for credit; kept only as the processor's card token (never the number or CVV).",
   })
   @IsOptional()
   @ValidateNested()
