@@ -110,7 +110,9 @@ export class Subscriptions1763800600000 implements MigrationInterface {
     await q.query(`CREATE UNIQUE INDEX subscription_charges_one_live ON subscription_charges (subscription_id, period)
                    WHERE status IN ('processing', 'pending', 'approved')`);
     await q.query(`CREATE INDEX subscription_charges_subscription ON subscription_charges (subscription_id, seq)`);
-    await q.query(`CREATE INDEX subscription_charges_processing ON subscription_charges (lease) WHERE status = 'processing'`);
+    await q.query(
+      `CREATE INDEX subscription_charges_processing ON subscription_charges (lease) WHERE status = 'processing'`,
+    );
 
     // The sandbox processor's vault: per card token only what it needs to play the processor.
     await q.query(`

@@ -26,7 +26,7 @@ const SUBSCRIPTION_COLUMNS = `s.id, s.seq::text AS seq, s.plan_id, s.seller_id, 
   s.payment_type, s.card_token, s.card_brand, s.card_last4, s.card_exp_month, s.card_exp_year, s.anchor_at,
   s.trial_end, s.next_period, s.failed_attempts, s.current_period_start, s.current_period_end, s.next_charge_at,
   s.cancel_at_period_end, s.canceled_at, s.created_at, s.updated_at`;
-const PLAN_COLUMNS = (p: string, prefix = '') =>
+const PLAN_COLUMNS = (p: string) =>
   [
     'id',
     'seller_id',
@@ -41,8 +41,8 @@ const PLAN_COLUMNS = (p: string, prefix = '') =>
     'created_at',
     'updated_at',
   ]
-    .map((c) => `${p}.${c} AS ${prefix}${c}`)
-    .concat(`${p}.seq::text AS ${prefix}seq`)
+    .map((c) => `${p}.${c}`)
+    .concat(`${p}.seq::text AS seq`)
     .join(', ');
 const CHARGE_COLUMNS = `id, subscription_id, period, attempt, status, amount, period_start, period_end, due_at, as_of,
   transaction_id, created_at`;
@@ -228,7 +228,7 @@ export class SubscriptionsRepository {
    */
   async lockDue(manager: EntityManager, now: Date, limit: number): Promise<DueSubscription[]> {
     const rows = await manager.query(
-      `SELECT ${SUBSCRIPTION_COLUMNS}, ${PLAN_COLUMNS('p', 'plan_')}
+      `SELECT ${SUBSCRIPTION_COLUMNS}, to_jsonb(p) || jsonb_build_object('seq', p.seq::text) AS plan
        FROM subscriptions s JOIN subscription_plans p ON p.id = s.plan_id
        WHERE s.status <> 'canceled' AND s.next_charge_at <= $1
          AND NOT EXISTS (SELECT 1 FROM subscription_charges c WHERE c.subscription_id = s.id AND c.status = 'processing')
@@ -237,15 +237,13 @@ export class SubscriptionsRepository {
        FOR UPDATE OF s SKIP LOCKED`,
       [now, limit],
     );
-    return rows.map((row: Record<string, unknown>) => ({
+    return rows.map((row: SubscriptionRow & { plan: PlanRow }) => ({
       subscription: toSubscription(row),
-      plan: toPlan(
-        Object.fromEntries(
-          Object.entries(row)
-            .filter(([key]) => key.startsWith('plan_'))
-            .map(([key, value]) => [key.slice(5), value]),
-        ),
-      ),
+      plan: toPlan({
+        ...row.plan,
+        created_at: new Date(row.plan.created_at),
+        updated_at: new Date(row.plan.updated_at),
+      }),
     }));
   }
 
@@ -367,13 +365,71 @@ export class SubscriptionsRepository {
        LIMIT $1 FOR UPDATE OF c SKIP LOCKED`,
       [limit],
     );
-    return rows.map((row: Record<string, unknown>) => ({ ...toCharge(row), sellerId: row.seller_id as string }));
+    return rows.map((row: ChargeRow & { seller_id: string }) => ({ ...toCharge(row), sellerId: row.seller_id }));
   }
 }
 
-type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+/** Rows as PostgreSQL answers them (bigint money as text, timestamps as Date). */
+interface PlanRow {
+  id: string;
+  seq: string;
+  seller_id: string;
+  name: string;
+  description: string | null;
+  amount: string;
+  interval: Interval;
+  interval_count: number;
+  trial_days: number;
+  payment_types: SubscriptionPaymentType[];
+  active: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
 
-function toPlan(row: Row): SubscriptionPlan {
+interface SubscriptionRow {
+  id: string;
+  seq: string;
+  plan_id: string;
+  seller_id: string;
+  status: SubscriptionStatus;
+  name: string;
+  email: string;
+  document: string;
+  payment_type: SubscriptionPaymentType;
+  card_token: string | null;
+  card_brand: string | null;
+  card_last4: string | null;
+  card_exp_month: number | null;
+  card_exp_year: number | null;
+  anchor_at: Date;
+  trial_end: Date | null;
+  next_period: number;
+  failed_attempts: number;
+  current_period_start: Date;
+  current_period_end: Date;
+  next_charge_at: Date | null;
+  cancel_at_period_end: boolean;
+  canceled_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface ChargeRow {
+  id: string;
+  subscription_id: string;
+  period: number;
+  attempt: number;
+  status: ChargeStatus;
+  amount: string;
+  period_start: Date;
+  period_end: Date;
+  due_at: Date;
+  as_of: Date;
+  transaction_id: string | null;
+  created_at: Date;
+}
+
+function toPlan(row: PlanRow): SubscriptionPlan {
   return {
     id: row.id,
     seq: row.seq,
@@ -381,17 +437,17 @@ function toPlan(row: Row): SubscriptionPlan {
     name: row.name,
     description: row.description,
     amount: centsFromDb(row.amount),
-    interval: row.interval as Interval,
+    interval: row.interval,
     intervalCount: row.interval_count,
     trialDays: row.trial_days,
-    paymentTypes: row.payment_types as SubscriptionPaymentType[],
+    paymentTypes: row.payment_types,
     active: row.active,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
 }
 
-function toSubscription(row: Row): Subscription {
+function toSubscription(row: SubscriptionRow): Subscription {
   return {
     id: row.id,
     seq: row.seq,
@@ -405,10 +461,10 @@ function toSubscription(row: Row): Subscription {
     card: row.card_token
       ? {
           token: row.card_token,
-          brand: row.card_brand,
-          last4: row.card_last4,
-          expMonth: row.card_exp_month,
-          expYear: row.card_exp_year,
+          brand: row.card_brand!,
+          last4: row.card_last4!,
+          expMonth: row.card_exp_month!,
+          expYear: row.card_exp_year!,
         }
       : null,
     anchorAt: row.anchor_at,
@@ -425,7 +481,7 @@ function toSubscription(row: Row): Subscription {
   };
 }
 
-function toCharge(row: Row): SubscriptionCharge {
+function toCharge(row: ChargeRow): SubscriptionCharge {
   return {
     id: row.id,
     subscriptionId: row.subscription_id,
