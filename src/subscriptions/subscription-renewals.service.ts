@@ -107,7 +107,8 @@ export class SubscriptionRenewals implements OnModuleInit {
       const claimed: Claimed[] = [];
       let changed = 0;
       for (const { subscription, plan } of await this.repo.lockDue(manager, now, limit)) {
-        const open = await this.repo.openCharge(manager, subscription.id);
+        // Only pix charges wait for payment.
+        const open = subscription.paymentType === 'pix' ? await this.repo.openCharge(manager, subscription.id) : null;
         const action = renewalAction(subscription, cycleOf(plan), open, now);
         if (action.kind === 'charge') {
           const charge = await this.repo.claimCharge(manager, {
