@@ -125,9 +125,10 @@ async function setUp(databaseUrl: string, sql: Client, count: number) {
   try {
     await app.get(RatePlansSyncService).sync(JSON.parse(readFileSync(SAMPLE_RATE_PLANS_FILE, 'utf8')));
     const { rows: rates } = await sql.query(`SELECT id FROM rate_plans WHERE active ORDER BY name LIMIT 1`);
-    const sellers = app.get(SellersService);
-    const seller = await sellers.create({ name: 'Bench seller', document: '11222333000181', email: 'b@example.com' });
-    await sellers.update(seller.id, { rate_plan: rates[0].id });
+    const seller = await app
+      .get(SellersService)
+      .create({ name: 'Bench seller', document: '11222333000181', email: 'b@example.com' });
+    await sql.query('UPDATE sellers SET rate_plan_id = $1 WHERE id = $2', [rates[0].id, seller.id]);
     const card = await app
       .get(TransactionsService)
       .tokenizeCard({ number: '4111111111111111', holder_name: 'BENCH', exp_month: 12, exp_year: 2099, cvv: '123' });

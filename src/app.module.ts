@@ -1,5 +1,6 @@
 import { DynamicModule, Global, Module, Type } from '@nestjs/common';
 import { ApiKeysModule } from './api-keys/api-keys.module';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { CommonModule } from './common/common.module';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module';
@@ -53,6 +54,7 @@ export class AppModule {
         transactions,
         SubscriptionsModule.register(transactions),
         HealthModule,
+        AuditModule,
         ...(options.imports ?? []),
       ],
       controllers: [MetricsController],

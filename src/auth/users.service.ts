@@ -6,6 +6,7 @@ import { ConflictError, NotFoundError, UnauthorizedError } from '../common/error
 import { SellersService } from '../sellers/sellers.service';
 import { MeResponseDto, RegisterDto, UserResponseDto } from './dto/user.dto';
 import type { User } from './entities/user.entity';
+import { RefreshTokensRepository } from './refresh-tokens.repository';
 import { SessionTokens, TokensService } from './tokens.service';
 import { normaliseEmail, UsersRepository } from './users.repository';
 
@@ -21,6 +22,7 @@ export class UsersService {
   constructor(
     @Inject(UsersRepository) private readonly users: UsersRepository,
     @Inject(TokensService) private readonly tokens: TokensService,
+    @Inject(RefreshTokensRepository) private readonly refreshTokens: RefreshTokensRepository,
     @Inject(SellersService) private readonly sellers: SellersService,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
@@ -44,7 +46,10 @@ export class UsersService {
   async login(email: string, password: string): Promise<SessionTokens> {
     const user = await this.users.findByEmail(email);
     const valid = await verify(user?.passwordHash ?? (await this.decoyHash), password).catch(() => false);
-    if (!user || !valid) throw new UnauthorizedError('invalid_credentials', 'Invalid e-mail or password.');
+    // A deactivated user gets the same answer as a wrong password.
+    if (!user || !valid || !user.active) {
+      throw new UnauthorizedError('invalid_credentials', 'Invalid e-mail or password.');
+    }
     return this.tokens.issueSession(user);
   }
 
@@ -73,9 +78,7 @@ export class UsersService {
       await this.dataSource.transaction(async (manager) => {
         await this.users.resetPassword(manager, existing.id, passwordHash);
         await this.users.update(existing.id, { isSuperuser: true, ...(name ? { name } : {}) }, manager);
-        await manager.query('UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [
-          existing.id,
-        ]);
+        await this.refreshTokens.revokeAllForUser(manager, existing.id);
       });
       return { user: (await this.users.findById(existing.id))!, created: false };
     }

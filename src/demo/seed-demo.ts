@@ -39,7 +39,9 @@ export async function seedDemo(app: INestApplicationContext): Promise<DemoSummar
       'seed:demo makes a superuser with a published password: it refuses to run with NODE_ENV=production.',
     );
   }
-  await app.get(UsersService).createOrPromoteSuperuser(DEMO_ADMIN.email, DEMO_ADMIN.password, DEMO_ADMIN.name);
+  const { user: admin } = await app
+    .get(UsersService)
+    .createOrPromoteSuperuser(DEMO_ADMIN.email, DEMO_ADMIN.password, DEMO_ADMIN.name);
   const sample = JSON.parse(readFileSync(SAMPLE_RATE_PLANS_FILE, 'utf8'));
   await app.get(RatePlansSyncService).sync(sample);
 
@@ -70,7 +72,15 @@ export async function seedDemo(app: INestApplicationContext): Promise<DemoSummar
     subaccounts[label] =
       existing.find((s) => s.name === name)?.id ?? (await sellers.createSubaccount(seller.id, name)).id;
   }
-  await sellers.update(seller.id, {
+  // Commercial terms are a superuser's: the demo sets them as its admin (audited as the system, outside a request).
+  const asAdmin = {
+    kind: 'user',
+    id: admin.id,
+    isSuperuser: true,
+    accessVersion: '0',
+    credentialId: `user:${admin.id}`,
+  } as const;
+  await sellers.update(asAdmin, seller.id, {
     rate_plan: ratePlan.id,
     split_plan: splitPlan.id,
     developer_account: developer.id,

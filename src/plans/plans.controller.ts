@@ -46,9 +46,9 @@ export class PlansController {
   }
 
   @Post('split')
-  @Authenticated()
+  @Authenticated({ superuser: true })
   @Idempotent()
-  @ApiOperation({ summary: 'Create a split plan (global; usable by any seller at once)' })
+  @ApiOperation({ summary: 'Create a split plan (superusers; split plans are global)' })
   @ApiCreatedResponse({ type: SplitPlanResponseDto })
   @ApiErrorResponses(400)
   createSplitPlan(@Body() body: CreateSplitPlanDto): Promise<SplitPlanResponseDto> {

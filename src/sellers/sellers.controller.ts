@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '../auth/access.decorators';
-import type { Principal } from '../auth/principal';
+import type { Principal, UserPrincipal } from '../auth/principal';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { PageOf, PageQueryDto, toPageRequest } from '../common/pagination/pagination';
 import { UuidParam } from '../common/validation/uuid-param';
@@ -49,11 +49,18 @@ export class SellersController {
 
   @Patch(':id')
   @Authenticated({ seller: 'id', permission: 'seller.manage' })
-  @ApiOperation({ summary: 'Update a seller: name, email, developer account, split participants' })
+  @ApiOperation({
+    summary:
+      'Update a seller: `seller.manage` edits name and email; the commercial terms (rate_plan, split_plan, developer_account, split_participants) are for superusers (403 superuser_required)',
+  })
   @ApiOkResponse({ type: SellerResponseDto })
   @ApiErrorResponses(400)
-  update(@Param('id') id: string, @Body() body: UpdateSellerDto): Promise<SellerResponseDto> {
-    return this.sellers.update(id, body);
+  update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Body() body: UpdateSellerDto,
+  ): Promise<SellerResponseDto> {
+    return this.sellers.update(principal, id, body);
   }
 
   @Get(':id/subaccounts')
@@ -87,35 +94,46 @@ export class SellersController {
   @Post(':id/accesses')
   @Authenticated({ seller: 'id', permission: 'accesses.manage' })
   @Idempotent()
-  @ApiOperation({ summary: 'Grant a user permissions on the seller' })
+  @ApiOperation({
+    summary:
+      'Grant a user permissions on the seller (only permissions the caller holds there: 403 permission_not_grantable)',
+  })
   @ApiCreatedResponse({ type: AccessResponseDto })
   @ApiErrorResponses(400, 409)
-  grant(@Param('id') id: string, @Body() body: CreateAccessDto): Promise<AccessResponseDto> {
-    return this.accesses.grant(id, body);
+  grant(
+    @CurrentPrincipal() principal: UserPrincipal,
+    @Param('id') id: string,
+    @Body() body: CreateAccessDto,
+  ): Promise<AccessResponseDto> {
+    return this.accesses.grant(principal, id, body);
   }
 
   @Patch(':id/accesses/:access_id')
   @Authenticated({ seller: 'id', permission: 'accesses.manage' })
-  @ApiOperation({ summary: "Replace an access entry's permissions" })
+  @ApiOperation({
+    summary: "Replace an access entry's permissions (not one's own; only permissions the caller holds are added)",
+  })
   @ApiOkResponse({ type: AccessResponseDto })
   @ApiErrorResponses(400)
   updateAccess(
+    @CurrentPrincipal() principal: UserPrincipal,
     @Param('id') id: string,
     @UuidParam('access_id', 'Access not found.', 'access_not_found') accessId: string,
     @Body() body: UpdateAccessDto,
   ): Promise<AccessResponseDto> {
-    return this.accesses.update(id, accessId, body.permissions);
+    return this.accesses.update(principal, id, accessId, body.permissions);
   }
 
   @Delete(':id/accesses/:access_id')
   @HttpCode(204)
   @Authenticated({ seller: 'id', permission: 'accesses.manage' })
-  @ApiOperation({ summary: 'Revoke an access entry' })
+  @ApiOperation({ summary: "Revoke an access entry (not one's own)" })
   @ApiNoContentResponse({ description: 'Revoked.' })
   async revokeAccess(
+    @CurrentPrincipal() principal: UserPrincipal,
     @Param('id') id: string,
     @UuidParam('access_id', 'Access not found.', 'access_not_found') accessId: string,
   ): Promise<void> {
-    await this.accesses.revoke(id, accessId);
+    await this.accesses.revoke(principal, id, accessId);
   }
 }

@@ -3,6 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import type { Permission } from '../auth/permissions';
+import { recordAudit } from '../audit/audit-log';
+import { changedFields } from '../audit/changes';
+import { AuthorizationService } from '../auth/authorization.service';
 import type { Principal } from '../auth/principal';
 import {
   BadRequestError,
@@ -18,14 +21,18 @@ import { normaliseDocument } from './document';
 import { CreateSellerDto, SellerResponseDto, UpdateSellerDto } from './dto/seller.dto';
 import { SubaccountResponseDto } from './dto/subaccount.dto';
 import { Seller } from './entities/seller.entity';
-import { SellerAccess, SellersRepository } from './sellers.repository';
+import { AccessesRepository } from './accesses.repository';
+import { SellersRepository } from './sellers.repository';
 
 const MAX_PARTICIPANTS = 50;
+const COMMERCIAL_TERMS = ['rate_plan', 'split_plan', 'developer_account', 'split_participants'] as const;
 
 @Injectable()
 export class SellersService {
   constructor(
     @Inject(SellersRepository) private readonly sellers: SellersRepository,
+    @Inject(AccessesRepository) private readonly accesses: AccessesRepository,
+    @Inject(AuthorizationService) private readonly authorization: AuthorizationService,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(PlansService) private readonly plans: PlansService,
     @Inject(VirtualAccountsService) private readonly virtualAccounts: VirtualAccountsService,
@@ -77,7 +84,12 @@ export class SellersService {
     return this.sellers.unknownAccounts(ids);
   }
 
-  async update(id: string, changes: UpdateSellerDto): Promise<SellerResponseDto> {
+  /**
+   * `seller.manage` edits `name` and `email`; the commercial terms (`rate_plan`, `split_plan`,
+   * `developer_account`, `split_participants`) are the platform's: superusers only, and audited.
+   */
+  async update(principal: Principal, id: string, changes: UpdateSellerDto): Promise<SellerResponseDto> {
+    if (COMMERCIAL_TERMS.some((term) => changes[term] !== undefined)) this.authorization.requireSuperuser(principal);
     const problems: FieldErrors = {};
     const participants = changes.split_participants;
     if (participants !== undefined) {
@@ -106,12 +118,38 @@ export class SellersService {
     if (Object.keys(problems).length > 0) throw new ValidationError(problems);
     const plans = await this.checkPlans(id, changes);
 
-    await this.sellers.updateSeller(id, {
-      ...plans,
-      ...(changes.name !== undefined ? { name: changes.name.trim() } : {}),
-      ...(changes.email !== undefined ? { email: changes.email.toLowerCase() } : {}),
-      ...(changes.developer_account !== undefined ? { developerAccount: changes.developer_account } : {}),
-      ...(participants !== undefined ? { splitParticipants: participants } : {}),
+    await this.dataSource.transaction(async (manager) => {
+      const before = await this.sellers.lockSeller(manager, id);
+      if (!before) throw new NotFoundError('Seller not found.', 'seller_not_found');
+      await this.sellers.updateSeller(manager, id, {
+        ...plans,
+        ...(changes.name !== undefined ? { name: changes.name.trim() } : {}),
+        ...(changes.email !== undefined ? { email: changes.email.toLowerCase() } : {}),
+        ...(changes.developer_account !== undefined ? { developerAccount: changes.developer_account } : {}),
+        ...(participants !== undefined ? { splitParticipants: participants } : {}),
+      });
+      const terms = changedFields(
+        {
+          rate_plan: before.ratePlanId,
+          split_plan: before.splitPlanId,
+          developer_account: before.developerAccount,
+          split_participants: before.splitParticipants,
+        },
+        {
+          rate_plan: plans.ratePlanId,
+          split_plan: plans.splitPlanId,
+          developer_account: changes.developer_account,
+          split_participants: participants,
+        },
+      );
+      if (Object.keys(terms).length > 0) {
+        await recordAudit(manager, {
+          action: 'seller.commercial_terms_changed',
+          sellerId: id,
+          target: { type: 'seller', id },
+          changes: terms,
+        });
+      }
     });
     return this.get(id);
   }
@@ -147,18 +185,9 @@ export class SellersService {
     };
   }
 
-  /** Whether the seller exists and a user's permissions there (authorization reads this). */
-  sellerAccess(sellerId: string, userId: string): Promise<SellerAccess> {
-    return this.sellers.sellerAccess(sellerId, userId);
-  }
-
-  sellerExists(sellerId: string): Promise<boolean> {
-    return this.sellers.sellerExists(sellerId);
-  }
-
   /** A user's accesses, as `/user/me/` lists them. */
   async accessesOfUser(userId: string): Promise<Array<{ seller: string; permissions: Permission[] }>> {
-    const accesses = await this.sellers.accessesOfUser(userId);
+    const accesses = await this.accesses.accessesOfUser(userId);
     return accesses.map((a) => ({ seller: a.sellerId, permissions: a.permissions }));
   }
 

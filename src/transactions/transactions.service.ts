@@ -18,6 +18,7 @@ import { SellersService } from '../sellers/sellers.service';
 import { JobQueue } from '../jobs/job-queue.service';
 import { SplitService } from '../split/split.service';
 import type { EntryMode } from '../split/table';
+import { recordAudit } from '../audit/audit-log';
 import { recordEvent } from '../webhooks/outbox';
 import {
   CardDto,
@@ -261,6 +262,12 @@ export class TransactionsService implements OnModuleInit {
       const view = toTransactionView(voided, rules.get(id) ?? []);
       await this.settlements.notify(manager, view, tx.status);
       await recordEvent(manager, 'transaction.voided', sellerId, view);
+      await recordAudit(manager, {
+        action: 'transaction.voided',
+        sellerId,
+        target: { type: 'transaction', id },
+        changes: { status: { from: tx.status, to: 'voided' }, void_reason: reason ?? null },
+      });
       return view;
     });
   }
@@ -301,6 +308,12 @@ export class TransactionsService implements OnModuleInit {
       });
       const view = toSplitRuleView(rule);
       await recordEvent(manager, 'transaction.split_rule.created', sellerId, { transaction: id, split_rule: view });
+      await recordAudit(manager, {
+        action: 'transaction.split_rule_created',
+        sellerId,
+        target: { type: 'split_rule', id: rule.id },
+        changes: { transaction: id, recipient: view.recipient, amount: view.amount, amount_type: view.amount_type },
+      });
       return view;
     });
   }
@@ -315,6 +328,12 @@ export class TransactionsService implements OnModuleInit {
         throw new NotFoundError('Split rule not found.', 'split_rule_not_found');
       }
       await recordEvent(manager, 'transaction.split_rule.deleted', sellerId, { transaction: id, split_rule: ruleId });
+      await recordAudit(manager, {
+        action: 'transaction.split_rule_deleted',
+        sellerId,
+        target: { type: 'split_rule', id: ruleId },
+        changes: { transaction: id },
+      });
     });
   }
 
