@@ -168,12 +168,13 @@ export class SubscriptionRenewals implements OnModuleInit {
   }
 
   /**
-   * Claims of dead runs: with no transaction, the processor was never called and the attempt is
-   * freed; with an unsettled one, it is voided (at the processor too), which frees the attempt
-   * through the settlement listener. Either way the subscription is still due and is charged again.
+   * Claims of dead runs. With no transaction, the processor was never called: the attempt is
+   * freed. With an unsettled one, the processor is asked what became of it: a charge it made is
+   * settled (and moves the subscription on through the settlement listener), one it never received
+   * is voided, freeing the attempt. A freed attempt's subscription is still due and charged again.
    */
   private async recoverAbandoned(): Promise<number> {
-    const unsettled: Array<{ sellerId: string; transactionId: string }> = [];
+    const unsettled: string[] = [];
     const found = await this.dataSource.transaction(async (manager) => {
       const abandoned = await this.repo.lockAbandonedClaims(manager, 1000);
       for (const claim of abandoned) {
@@ -183,15 +184,11 @@ export class SubscriptionRenewals implements OnModuleInit {
           { limit: 10, descending: true, after: null },
         );
         if (pending.results.length === 0) await this.repo.updateCharge(manager, claim.id, { status: 'interrupted' });
-        else unsettled.push(...pending.results.map((t) => ({ sellerId: claim.sellerId, transactionId: t.id })));
+        else unsettled.push(...pending.results.map((t) => t.id));
       }
       return abandoned.length;
     });
-    for (const tx of unsettled) {
-      await this.transactions.void(tx.sellerId, tx.transactionId, 'charge_interrupted').catch((error: unknown) => {
-        this.logger.warn({ err: error, transaction: tx.transactionId }, 'Could not void an interrupted charge');
-      });
-    }
+    for (const id of unsettled) await this.transactions.reconcile(id);
     return found;
   }
 }

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash, randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { formatMoney } from '../../common/money/money';
 import { detectBrand } from './card';
-import { CardData, CardToken, ChargeRequest, ChargeResult, PaymentProcessor } from './payment-processor';
+import { CardData, CardToken, ChargeRequest, ChargeResult, ChargeStatus, PaymentProcessor } from './payment-processor';
+import { SandboxCardTokensRepository } from './sandbox-card-tokens.repository';
+import { SandboxChargesRepository } from './sandbox-charges.repository';
 
 /** Test card numbers the sandbox declines, with the reason it gives. */
 export const SANDBOX_DECLINED_CARDS: Record<string, string> = {
@@ -17,75 +17,76 @@ export const SANDBOX_DECLINED_CARDS: Record<string, string> = {
 /**
  * The built-in processor for development and tests: card charges are approved except for the
  * test numbers above; pix and boleto charges stay pending until confirmed through
- * POST /sandbox/transactions/{id}/confirm/. Nothing leaves the process.
+ * POST /sandbox/transactions/{id}/confirm/. Nothing leaves the service: the charges it took are
+ * kept, by idempotency key, in its own table, so every API process sees them.
  */
 @Injectable()
 export class SandboxProcessor implements PaymentProcessor {
   readonly name = 'sandbox';
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly charges: SandboxChargesRepository,
+    private readonly cards: SandboxCardTokensRepository,
+  ) {}
 
   async charge(request: ChargeRequest): Promise<ChargeResult> {
-    const reference = `sbx_${request.transactionId.replace(/-/g, '')}`;
-    if (request.paymentType === 'pix') {
-      return {
-        status: 'pending',
-        reference,
-        pix: { qr_code: pixCode(request), expires_at: new Date(Date.now() + 30 * 60_000).toISOString() },
-      };
-    }
-    if (request.paymentType === 'boleto') {
-      return { status: 'pending', reference, boleto: { digitable_line: digitableLine(request), due_date: dueDate(3) } };
-    }
-    const declined = request.cardToken
-      ? await this.tokenOutcome(request.cardToken)
-      : request.card
-        ? SANDBOX_DECLINED_CARDS[request.card.number]
-        : 'card_missing';
-    return declined ? { status: 'declined', reference, declineReason: declined } : { status: 'approved', reference };
+    const card = request.cardToken ? await this.cards.find(request.cardToken) : undefined;
+    const stored = await this.charges.insertOnce(request.transactionId, outcome(request, card));
+    // A key charged and voided since stays voided: the charge is not made again.
+    return stored.status === 'voided'
+      ? { status: 'declined', reference: stored.reference, declineReason: 'charge_voided' }
+      : stored;
   }
 
-  /**
-   * The sandbox's card vault keeps per token only what it needs to play a processor: the test
-   * card's outcome, brand, last 4 digits and expiry (never the number or CVV).
-   */
+  chargeStatus(transactionId: string): Promise<ChargeStatus | null> {
+    return this.charges.find(transactionId);
+  }
+
+  async void(charge: { transactionId: string }): Promise<void> {
+    await this.charges.markVoided(charge.transactionId);
+  }
+
+  /** Keeps the test card's outcome, brand, last 4 and expiry under a new token (never the number or CVV). */
   async tokenizeCard(card: CardData): Promise<CardToken> {
-    const stored: CardToken = {
+    const token: CardToken = {
       token: `tok_sbx_${randomBytes(16).toString('hex')}`,
       brand: detectBrand(card.number) ?? 'unknown',
       last4: card.number.slice(-4),
       expMonth: card.expMonth,
       expYear: card.expYear,
     };
-    await this.dataSource.query(
-      `INSERT INTO sandbox_card_tokens (token, outcome, brand, last4, exp_month, exp_year) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [
-        stored.token,
-        SANDBOX_DECLINED_CARDS[card.number] ?? null,
-        stored.brand,
-        stored.last4,
-        stored.expMonth,
-        stored.expYear,
-      ],
-    );
-    return stored;
+    await this.cards.insert(token, SANDBOX_DECLINED_CARDS[card.number] ?? null);
+    return token;
   }
+}
 
-  /** Why a charge of this token is declined, or undefined when it is approved. */
-  private async tokenOutcome(token: string): Promise<string | undefined> {
-    const [row]: Array<{ outcome: string | null; expired: boolean }> = await this.dataSource.query(
-      `SELECT outcome, make_date(exp_year, exp_month, 1) + interval '1 month' <= now() AS expired
-       FROM sandbox_card_tokens WHERE token = $1`,
-      [token],
-    );
-    if (!row) return 'invalid_card_token';
-    if (row.expired) return 'expired_card';
-    return row.outcome ?? undefined;
+/**
+ * What the sandbox answers a charge: decided by the payment type and the test card number, or
+ * for a card on file by what its token keeps (`null`: an unknown token).
+ */
+function outcome(request: ChargeRequest, onFile?: { outcome: string | null; expired: boolean } | null): ChargeResult {
+  const reference = `sbx_${request.transactionId.replace(/-/g, '')}`;
+  if (request.paymentType === 'pix') {
+    return {
+      status: 'pending',
+      reference,
+      pix: { qr_code: pixCode(request), expires_at: new Date(Date.now() + 30 * 60_000).toISOString() },
+    };
   }
-
-  async void(): Promise<void> {
-    // Nothing to undo outside the process.
+  if (request.paymentType === 'boleto') {
+    return { status: 'pending', reference, boleto: { digitable_line: digitableLine(request), due_date: dueDate(3) } };
   }
+  const declined =
+    onFile !== undefined
+      ? onFile === null
+        ? 'invalid_card_token'
+        : onFile.expired
+          ? 'expired_card'
+          : onFile.outcome
+      : request.card
+        ? SANDBOX_DECLINED_CARDS[request.card.number]
+        : 'card_missing';
+  return declined ? { status: 'declined', reference, declineReason: declined } : { status: 'approved', reference };
 }
 
 /** A PIX "copia e cola" payload in the EMV layout (without a real CRC: sandbox only). */
