@@ -3,7 +3,6 @@ import {
   daysAfter,
   nextRetryAt,
   period,
-  periodStart,
   PIX_CANCEL_AFTER_DAYS,
   PIX_PAYMENT_DAYS,
 } from './billing-period';
@@ -24,11 +23,6 @@ export type SubscriptionEvent = 'subscription.charged' | 'subscription.past_due'
 export interface Transition {
   changes: SubscriptionChanges;
   events: SubscriptionEvent[];
-}
-
-/** The subscription's billing cycle and its period `index`'s due time. */
-export function dueAt(s: Pick<Subscription, 'anchorAt'>, cycle: BillingCycle, index: number): Date {
-  return periodStart(s.anchorAt, cycle, index);
 }
 
 /** Period `charged` is paid: active, that period current, the next charge at its end. */

@@ -125,9 +125,9 @@ export class PlanListQueryDto extends PageQueryDto {
   seller?: string;
 }
 
-export class SubscriptionPlanResponseDto {
+/** The terms of a plan, as both its seller and the public page see them. */
+class PlanTermsDto {
   @ApiProperty({ format: 'uuid' }) id: string;
-  @ApiProperty({ format: 'uuid' }) seller: string;
   @ApiProperty() name: string;
   @ApiProperty({ type: 'string', nullable: true }) description: string | null;
   @ApiProperty({ example: '49.90' }) amount: string;
@@ -135,6 +135,10 @@ export class SubscriptionPlanResponseDto {
   @ApiProperty() interval_count: number;
   @ApiProperty() trial_days: number;
   @ApiProperty({ enum: SUBSCRIPTION_PAYMENT_TYPES, isArray: true }) payment_types: SubscriptionPaymentType[];
+}
+
+export class SubscriptionPlanResponseDto extends PlanTermsDto {
+  @ApiProperty({ format: 'uuid' }) seller: string;
   @ApiProperty() active: boolean;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
@@ -145,22 +149,13 @@ export class PublicSellerDto {
 }
 
 /** What the public subscription page shows of a plan. */
-export class PublicPlanResponseDto {
-  @ApiProperty({ format: 'uuid' }) id: string;
-  @ApiProperty() name: string;
-  @ApiProperty({ type: 'string', nullable: true }) description: string | null;
-  @ApiProperty({ example: '49.90' }) amount: string;
-  @ApiProperty({ enum: INTERVALS }) interval: Interval;
-  @ApiProperty() interval_count: number;
-  @ApiProperty() trial_days: number;
+export class PublicPlanResponseDto extends PlanTermsDto {
   @ApiProperty({ type: PublicSellerDto }) seller: PublicSellerDto;
-  @ApiProperty({ enum: SUBSCRIPTION_PAYMENT_TYPES, isArray: true }) payment_types: SubscriptionPaymentType[];
 }
 
-export function toPlanView(plan: SubscriptionPlan): SubscriptionPlanResponseDto {
+function termsOf(plan: SubscriptionPlan): PlanTermsDto {
   return {
     id: plan.id,
-    seller: plan.sellerId,
     name: plan.name,
     description: plan.description,
     amount: formatMoney(plan.amount),
@@ -168,6 +163,13 @@ export function toPlanView(plan: SubscriptionPlan): SubscriptionPlanResponseDto 
     interval_count: plan.intervalCount,
     trial_days: plan.trialDays,
     payment_types: plan.paymentTypes,
+  };
+}
+
+export function toPlanView(plan: SubscriptionPlan): SubscriptionPlanResponseDto {
+  return {
+    ...termsOf(plan),
+    seller: plan.sellerId,
     active: plan.active,
     created_at: plan.createdAt.toISOString(),
     updated_at: plan.updatedAt.toISOString(),
@@ -175,15 +177,5 @@ export function toPlanView(plan: SubscriptionPlan): SubscriptionPlanResponseDto 
 }
 
 export function toPublicPlanView(plan: SubscriptionPlan, sellerName: string): PublicPlanResponseDto {
-  return {
-    id: plan.id,
-    name: plan.name,
-    description: plan.description,
-    amount: formatMoney(plan.amount),
-    interval: plan.interval,
-    interval_count: plan.intervalCount,
-    trial_days: plan.trialDays,
-    seller: { name: sellerName },
-    payment_types: plan.paymentTypes,
-  };
+  return { ...termsOf(plan), seller: { name: sellerName } };
 }
