@@ -14,6 +14,7 @@ import { PlansModule } from './plans/plans.module';
 import { SellersModule } from './sellers/sellers.module';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 import { TransactionsModule } from './transactions/transactions.module';
+import { SandboxDepositsModule } from './virtual-accounts/sandbox-deposits.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -53,6 +54,7 @@ export class AppModule {
         PlansModule,
         transactions,
         SubscriptionsModule.register(transactions),
+        ...(options.config.paymentsProcessor === 'sandbox' ? [SandboxDepositsModule] : []),
         HealthModule,
         AuditModule,
         ...(options.imports ?? []),
