@@ -1,4 +1,4 @@
-import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ForbiddenError } from '../common/errors/api-error';
 import { ACCESS_RULE, AccessRule } from './access.decorators';
@@ -15,9 +15,9 @@ import type { AuthenticatedRequest } from './principal';
 @Injectable()
 export class AccessGuard implements CanActivate {
   constructor(
-    @Inject(Reflector) private readonly reflector: Reflector,
-    @Inject(AuthenticationGuard) private readonly authentication: AuthenticationGuard,
-    @Inject(AuthorizationService) private readonly authorization: AuthorizationService,
+    private readonly reflector: Reflector,
+    private readonly authentication: AuthenticationGuard,
+    private readonly authorization: AuthorizationService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

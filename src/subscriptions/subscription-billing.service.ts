@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { EntityManager } from 'typeorm';
 import { ConflictError } from '../common/errors/api-error';
@@ -43,10 +43,10 @@ export class SubscriptionBilling implements OnModuleInit, TransactionSettlementL
   private readonly signups = new AsyncLocalStorage<Signup>();
 
   constructor(
-    @Inject(SubscriptionsRepository) private readonly repo: SubscriptionsRepository,
-    @Inject(TransactionSettlements) private readonly settlements: TransactionSettlements,
-    @Inject(MailService) private readonly mail: MailService,
-    @Inject(TransactionsService) private readonly transactions: TransactionsService,
+    private readonly repo: SubscriptionsRepository,
+    private readonly settlements: TransactionSettlements,
+    private readonly mail: MailService,
+    private readonly transactions: TransactionsService,
   ) {}
 
   onModuleInit(): void {

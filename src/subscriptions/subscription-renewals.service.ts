@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -54,10 +54,10 @@ export class SubscriptionRenewals implements OnModuleInit {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(SubscriptionsRepository) private readonly repo: SubscriptionsRepository,
-    @Inject(SubscriptionBilling) private readonly billing: SubscriptionBilling,
-    @Inject(TransactionsService) private readonly transactions: TransactionsService,
-    @Inject(JobQueue) private readonly jobs: JobQueue,
+    private readonly repo: SubscriptionsRepository,
+    private readonly billing: SubscriptionBilling,
+    private readonly transactions: TransactionsService,
+    private readonly jobs: JobQueue,
   ) {}
 
   onModuleInit(): void {

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Patch, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Patch, Post, Query, Req } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal, Public } from '../auth/access.decorators';
 import type { AuthenticatedRequest, Principal } from '../auth/principal';
@@ -35,7 +35,7 @@ const SUBSCRIPTION_NOT_FOUND = ['Subscription not found.', 'subscription_not_fou
 @ApiTags('subscriptions')
 @Controller('subscriptions/plan')
 export class SubscriptionPlansController {
-  constructor(@Inject(SubscriptionsService) private readonly subscriptions: SubscriptionsService) {}
+  constructor(private readonly subscriptions: SubscriptionsService) {}
 
   @Post()
   @Authenticated()
@@ -119,7 +119,7 @@ export class SubscriptionPlansController {
 @ApiTags('subscriptions')
 @Controller('subscriptions/subscriber')
 export class SubscribersController {
-  constructor(@Inject(SubscriptionsService) private readonly subscriptions: SubscriptionsService) {}
+  constructor(private readonly subscriptions: SubscriptionsService) {}
 
   @Get(':subscriber_id')
   @Public()

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -8,7 +8,6 @@ import {
   ApiError,
   BadRequestError,
   ConflictError,
-  FieldErrors,
   ForbiddenError,
   NotFoundError,
   UnauthorizedError,
@@ -56,11 +55,11 @@ export type Canceler = { kind: 'seller'; principal: Principal } | { kind: 'subsc
 export class SubscriptionsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(SubscriptionsRepository) private readonly repo: SubscriptionsRepository,
-    @Inject(SubscriptionBilling) private readonly billing: SubscriptionBilling,
-    @Inject(TransactionsService) private readonly transactions: TransactionsService,
-    @Inject(SellersService) private readonly sellers: SellersService,
-    @Inject(AuthorizationService) private readonly authorization: AuthorizationService,
+    private readonly repo: SubscriptionsRepository,
+    private readonly billing: SubscriptionBilling,
+    private readonly transactions: TransactionsService,
+    private readonly sellers: SellersService,
+    private readonly authorization: AuthorizationService,
   ) {}
 
   // ---- plans (seller side)
@@ -146,7 +145,7 @@ export class SubscriptionsService {
     if (!plan?.active) throw planNotFound();
     const { document } = this.checkSubscribe(plan, input);
     const seller = await this.sellers.find(plan.sellerId);
-    const card = input.payment.card ? await this.transactions.tokenizeCard(input.payment.card, 'payment.card') : null;
+    const card = input.payment.card ? await this.transactions.tokenizeCard(input.payment.card) : null;
     const manage = newManageToken();
     const now = new Date();
     const anchor = plan.trialDays > 0 ? daysAfter(now, plan.trialDays) : now;
@@ -311,13 +310,8 @@ export class SubscriptionsService {
         { 'payment.type': [`must be one of ${plan.paymentTypes.join(', ')} for this plan`] },
       );
     }
-    const problems: FieldErrors = {};
-    const document = normaliseDocument(input.subscriber.document);
-    if (!document) problems['subscriber.document'] = ['must be a valid CPF or CNPJ'];
-    if (input.payment.type === 'credit' && !input.payment.card) problems['payment.card'] = ['is required for credit'];
-    if (input.payment.type === 'pix' && input.payment.card) problems['payment.card'] = ['must not be sent for pix'];
-    if (Object.keys(problems).length > 0) throw new ValidationError(problems);
-    return { document: document!.digits };
+    // SubscribeDto's rules have passed: the document is a CPF or CNPJ, the card is there for credit.
+    return { document: normaliseDocument(input.subscriber.document)!.digits };
   }
 }
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { Strategy } from 'passport-http-bearer';
 import { ApiKeysService } from '../../api-keys/api-keys.service';
@@ -9,7 +9,7 @@ import { API_KEY_SHAPE } from '../token-shape';
 /** A seller API key: a known, undeleted, active key acts as its seller. Other shapes are not API keys. */
 @Injectable()
 export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
-  constructor(@Inject(ApiKeysService) private readonly keys: ApiKeysService) {
+  constructor(private readonly keys: ApiKeysService) {
     super();
   }
 

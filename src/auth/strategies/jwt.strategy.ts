@@ -21,7 +21,7 @@ const bearerToken = ExtractJwt.fromAuthHeaderAsBearerToken();
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    @Inject(UsersRepository) private readonly users: UsersRepository,
+    private readonly users: UsersRepository,
   ) {
     super({
       jwtFromRequest: (request: Parameters<typeof bearerToken>[0]) => {

@@ -10,10 +10,13 @@ import {
   IsOptional,
   IsString,
   MaxLength,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { formatMoney } from '../../common/money/money';
 import { PageQueryDto } from '../../common/pagination/pagination';
+import { FieldRule } from '../../common/validation/field-rule';
+import { normaliseDocument } from '../../sellers/document';
 import { CardDto } from '../../transactions/dto/transaction.dto';
 import type {
   Subscription,
@@ -40,6 +43,9 @@ export class SubscriberDto {
   @ApiProperty({ example: '52998224725', description: 'CPF or CNPJ (punctuation accepted).' })
   @IsString()
   @MaxLength(30)
+  @FieldRule('isCpfOrCnpj', (document) =>
+    typeof document !== 'string' || normaliseDocument(document) ? null : 'must be a valid CPF or CNPJ',
+  )
   document: string;
 }
 
@@ -52,9 +58,17 @@ export class SubscriptionPaymentDto {
     type: CardDto,
     description: "Required for credit; kept only as the processor's card token (never the number or CVV).",
   })
-  @IsOptional()
+  @ValidateIf((payment: SubscriptionPaymentDto, card) => card != null || payment.type === 'credit')
   @ValidateNested()
   @Type(() => CardDto)
+  @FieldRule(
+    'cardOfType',
+    (card, payment: SubscriptionPaymentDto) => {
+      if (card == null) return payment.type === 'credit' ? 'is required for credit' : null;
+      return payment.type === 'pix' ? 'must not be sent for pix' : null;
+    },
+    { whenAbsent: true },
+  )
   card?: CardDto;
 }
 
