@@ -1,5 +1,13 @@
 import { Body, Controller, Get, HttpCode, Patch, Post, Query, Req } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal, Public } from '../auth/access.decorators';
 import type { AuthenticatedRequest, Principal } from '../auth/principal';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
@@ -40,7 +48,15 @@ export class SubscriptionPlansController {
   @Post()
   @Authenticated()
   @Idempotent()
-  @ApiOperation({ summary: 'Create a subscription plan (price and interval are fixed once created)' })
+  @ApiOperation({
+    summary: 'Create a subscription plan (price and interval are fixed once created)',
+    description:
+      'A recurring price of the seller in `seller`: `amount` every `interval_count` × `interval` (day, week, ' +
+      'month, year), an optional free trial, and the payment types subscribers may use (`credit`, `pix`). ' +
+      'Amount, interval, trial and payment types never change afterwards: create another plan instead. ' +
+      'Needs `subscriptions.manage` on the seller (API keys get 403); an unknown seller, or one the user has ' +
+      'no access to, answers 404.',
+  })
   @ApiCreatedResponse({ type: SubscriptionPlanResponseDto })
   @ApiErrorResponses(400, 404)
   create(
@@ -52,7 +68,12 @@ export class SubscriptionPlansController {
 
   @Get()
   @Authenticated()
-  @ApiOperation({ summary: "A seller's subscription plans (`seller` required unless superuser)" })
+  @ApiOperation({
+    summary: "A seller's subscription plans (`seller` required unless superuser)",
+    description:
+      'The plans of the seller in `seller` (active and inactive), newest first. Needs `subscriptions.manage` on ' +
+      'that seller; a superuser may leave `seller` out and see every plan.',
+  })
   @ApiOkResponse({ type: PageOf(SubscriptionPlanResponseDto) })
   @ApiErrorResponses(400, 404)
   list(@CurrentPrincipal() principal: Principal, @Query() query: PlanListQueryDto) {
@@ -61,7 +82,12 @@ export class SubscriptionPlansController {
 
   @Get(':plan_id')
   @Public()
-  @ApiOperation({ summary: 'Public context of an active plan, for the subscription page' })
+  @ApiOperation({
+    summary: 'Public context of an active plan, for the subscription page',
+    description:
+      "What a subscription page shows: the plan's terms and the seller's name. An inactive or unknown plan " +
+      'answers 404.',
+  })
   @ApiOkResponse({ type: PublicPlanResponseDto })
   @ApiErrorResponses(404)
   publicPlan(@UuidParam('plan_id', ...PLAN_NOT_FOUND) id: string): Promise<PublicPlanResponseDto> {
@@ -70,7 +96,13 @@ export class SubscriptionPlansController {
 
   @Patch(':plan_id')
   @Authenticated()
-  @ApiOperation({ summary: "Change a plan's texts or `active`; price, interval, trial and payment types are fixed" })
+  @ApiOperation({
+    summary: "Change a plan's texts or `active`; price, interval, trial and payment types are fixed",
+    description:
+      'Changes `name`, `description` or `active` (false: no new subscribers; current ones keep renewing). ' +
+      'Sending `amount`, `interval`, `interval_count`, `trial_days`, `payment_types` or `seller` answers 400. ' +
+      "Needs `subscriptions.manage` on the plan's seller; a plan of another seller answers 404.",
+  })
   @ApiOkResponse({ type: SubscriptionPlanResponseDto })
   @ApiErrorResponses(400, 404)
   update(
@@ -83,7 +115,12 @@ export class SubscriptionPlansController {
 
   @Get(':plan_id/subscribers')
   @Authenticated()
-  @ApiOperation({ summary: "A plan's subscriptions (filter `status`)" })
+  @ApiOperation({
+    summary: "A plan's subscriptions (filter `status`)",
+    description:
+      "The plan's subscriptions with the subscriber's name, e-mail and document, newest first; filter " +
+      "`status`. Needs `subscriptions.manage` on the plan's seller; a plan of another seller answers 404.",
+  })
   @ApiOkResponse({ type: PageOf(SubscriptionResponseDto) })
   @ApiErrorResponses(400, 404)
   subscribers(
@@ -97,7 +134,7 @@ export class SubscriptionPlansController {
   @Post(':plan_id/subscribe')
   @Public()
   @RateLimit('public_checkout')
-  @Idempotent()
+  @Idempotent({ secret: true })
   @ApiOperation({
     summary: 'Subscribe to an active plan (public)',
     description:
@@ -123,7 +160,12 @@ export class SubscribersController {
 
   @Get(':subscriber_id')
   @Public()
-  @ApiOperation({ summary: 'Public context of a subscription (e-mail masked), with its charges' })
+  @ApiOperation({
+    summary: 'Public context of a subscription (e-mail masked), with its charges',
+    description:
+      "The subscriber's page: status, plan, the card's brand and last 4 digits, the current period, the next " +
+      'charge and the charges made, oldest first. The e-mail is masked and the document is not shown.',
+  })
   @ApiOkResponse({ type: PublicSubscriberResponseDto })
   @ApiErrorResponses(404)
   get(@UuidParam('subscriber_id', ...SUBSCRIPTION_NOT_FOUND) id: string): Promise<PublicSubscriberResponseDto> {
@@ -141,9 +183,13 @@ export class SubscribersController {
       'subscription back. The subscriber sends `Authorization: Bearer <manage_token>` and cancels at period end; ' +
       'the answer is the public subscriber view. 409 `subscription_already_canceled` the second time.',
   })
+  @ApiBody({ type: CancelSubscriptionDto, required: false })
+  @ApiExtraModels(SubscriptionResponseDto, PublicSubscriberResponseDto)
   @ApiOkResponse({
-    type: SubscriptionResponseDto,
     description: 'The subscription (seller) or its public view (subscriber).',
+    schema: {
+      oneOf: [{ $ref: getSchemaPath(SubscriptionResponseDto) }, { $ref: getSchemaPath(PublicSubscriberResponseDto) }],
+    },
   })
   @ApiErrorResponses(400, 404, 409)
   cancel(

@@ -272,18 +272,27 @@ describe('subscriptions', () => {
       expect(count.rows[0].n).toBe(0);
     });
 
-    it('honours Idempotency-Key: a repeated subscribe is replayed, not charged twice', async () => {
+    it('honours Idempotency-Key without replaying the manage token: a repeat is 409 with the id, not charged twice', async () => {
       const id = await plan();
-      const headers = { 'idempotency-key': `sub-${id}`, 'x-forwarded-for': '10.200.0.1' };
+      const key = `sub-${id}`;
+      const headers = { 'idempotency-key': key, 'x-forwarded-for': '10.200.0.1' };
       const body = { subscriber: SUBSCRIBER, payment: { type: 'credit', card: CARDS.visa } };
       const first = await t.http.post(`/subscriptions/plan/${id}/subscribe/`, body, { headers });
       const again = await t.http.post(`/subscriptions/plan/${id}/subscribe/`, body, { headers });
       expect(first.status).toBe(201);
-      expect(again.status).toBe(201);
+      expect(first.body.manage_token).toMatch(/^smt_/);
+      expect(again.status).toBe(409);
       expect(again.headers.get('idempotent-replayed')).toBe('true');
-      expect(again.body.id).toBe(first.body.id);
+      expect(again.body).toMatchObject({ code: 'idempotency_secret_not_replayable', id: first.body.id });
+      expect(again.text).not.toContain(first.body.manage_token);
+      // The key keeps only the subscription's id: the token is nowhere in the idempotency store.
+      const stored = await t.db.query('SELECT * FROM idempotency_keys WHERE key = $1', [key]);
+      expect(stored.rows).toHaveLength(1);
+      expect(stored.rows[0].response_body).toEqual({ id: first.body.id });
+      expect(JSON.stringify(stored.rows[0])).not.toContain(first.body.manage_token);
       const count = await t.db.query('SELECT count(*)::int AS n FROM subscriptions WHERE plan_id = $1', [id]);
       expect(count.rows[0].n).toBe(1);
+      expect(await transactionsOf(first.body.id)).toHaveLength(1);
     });
   });
 

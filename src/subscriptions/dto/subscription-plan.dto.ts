@@ -99,7 +99,7 @@ export class UpdateSubscriptionPlanDto {
   @MaxLength(200)
   name?: string;
 
-  @ApiPropertyOptional({ maxLength: 2000, nullable: true })
+  @ApiPropertyOptional({ type: 'string', maxLength: 2000, nullable: true, description: 'null clears it.' })
   @IsOptional()
   @IsString()
   @MaxLength(2000)
