@@ -9,7 +9,7 @@ import { TransactionSettlementListener, TransactionSettlements } from '../transa
 import { TransactionsService } from '../transactions/transactions.service';
 import { recordEvents } from '../webhooks/outbox';
 import type { BillingCycle } from './billing-period';
-import { toSubscriptionView } from './dto/subscription.dto';
+import { SubscriptionResponseDto } from './dto/subscription.dto';
 import type {
   NewSubscription,
   Subscription,
@@ -112,7 +112,7 @@ export class SubscriptionBilling implements OnModuleInit, TransactionSettlementL
   async apply(manager: EntityManager, subscription: Subscription, transition: Transition): Promise<Subscription> {
     const updated = await this.repo.updateSubscription(manager, subscription.id, transition.changes);
     if (transition.events.length > 0) {
-      const view = toSubscriptionView(updated);
+      const view = SubscriptionResponseDto.of(updated);
       await recordEvents(
         manager,
         transition.events.map((type) => ({ type, sellerId: updated.sellerId, data: view })),
@@ -146,7 +146,7 @@ export class SubscriptionBilling implements OnModuleInit, TransactionSettlementL
       status: pendingPix ? 'incomplete' : 'active',
     } as NewSubscription);
     await this.repo.claimCharge(manager, { ...charge, status: pendingPix ? 'pending' : 'approved' });
-    const view = toSubscriptionView(created);
+    const view = SubscriptionResponseDto.of(created);
     await recordEvents(
       manager,
       ['subscription.created' as const, ...transition.events].map((type) => ({

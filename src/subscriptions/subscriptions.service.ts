@@ -25,8 +25,6 @@ import {
   PlanListQueryDto,
   PublicPlanResponseDto,
   SubscriptionPlanResponseDto,
-  toPlanView,
-  toPublicPlanView,
   UpdateSubscriptionPlanDto,
 } from './dto/subscription-plan.dto';
 import {
@@ -35,8 +33,6 @@ import {
   SubscribeResponseDto,
   SubscriberListQueryDto,
   SubscriptionResponseDto,
-  toPublicSubscriberView,
-  toSubscriptionView,
 } from './dto/subscription.dto';
 import type { NewSubscription, Subscription, SubscriptionPlan } from './entities/subscription.types';
 import { manageTokenMatches, newManageToken } from './manage-token';
@@ -81,7 +77,7 @@ export class SubscriptionsService {
         active: input.active ?? true,
       }),
     );
-    return toPlanView(plan);
+    return SubscriptionPlanResponseDto.of(plan);
   }
 
   async listPlans(principal: Principal, query: PlanListQueryDto, page: PageRequest) {
@@ -91,7 +87,12 @@ export class SubscriptionsService {
       await this.authorization.authorizeSeller(principal, query.seller, { permission: 'subscriptions.manage' });
     }
     const rows = await this.repo.listPlans(query.seller ?? null, page);
-    return toPage(rows, page, (p) => p.seq, toPlanView);
+    return toPage(
+      rows,
+      page,
+      (p) => p.seq,
+      (p) => SubscriptionPlanResponseDto.of(p),
+    );
   }
 
   async updatePlan(
@@ -107,7 +108,7 @@ export class SubscriptionsService {
         active: input.active,
       }),
     );
-    return toPlanView(updated);
+    return SubscriptionPlanResponseDto.of(updated);
   }
 
   async listSubscribers(
@@ -118,7 +119,12 @@ export class SubscriptionsService {
   ): Promise<Page<SubscriptionResponseDto>> {
     const plan = await this.managedPlan(principal, planId);
     const rows = await this.repo.listSubscribers(plan.id, query.status, page);
-    return toPage(rows, page, (s) => s.seq, toSubscriptionView);
+    return toPage(
+      rows,
+      page,
+      (s) => s.seq,
+      (s) => SubscriptionResponseDto.of(s),
+    );
   }
 
   // ---- public side
@@ -126,7 +132,7 @@ export class SubscriptionsService {
   async publicPlan(id: string): Promise<PublicPlanResponseDto> {
     const plan = await this.repo.findPlan(id);
     if (!plan?.active) throw planNotFound();
-    return toPublicPlanView(plan, (await this.sellers.find(plan.sellerId)).name);
+    return PublicPlanResponseDto.of(plan, (await this.sellers.find(plan.sellerId)).name);
   }
 
   async publicSubscriber(id: string): Promise<PublicSubscriberResponseDto> {
@@ -182,11 +188,11 @@ export class SubscriptionsService {
     if (plan.trialDays > 0) {
       const created = await this.dataSource.transaction(async (manager) => {
         const row = await this.repo.insertSubscription(manager, subscription);
-        await recordEvent(manager, 'subscription.created', row.sellerId, toSubscriptionView(row));
+        await recordEvent(manager, 'subscription.created', row.sellerId, SubscriptionResponseDto.of(row));
         await this.billing.mailWelcome(manager, row, signup, null);
         return row;
       });
-      return subscribeView(created, null, manage.token);
+      return SubscribeResponseDto.of(created, null, manage.token);
     }
 
     const tx = await this.billing.chargeSignup(signup, () =>
@@ -217,7 +223,7 @@ export class SubscriptionsService {
         'The first charge did not complete; no subscription was created.',
       );
     }
-    return subscribeView(signup.created, tx, manage.token);
+    return SubscribeResponseDto.of(signup.created, tx, manage.token);
   }
 
   /**
@@ -276,15 +282,15 @@ export class SubscriptionsService {
       return { subscription: await this.billing.apply(manager, current, canceled(now)), voidCharge: open };
     });
     if (voidCharge?.transactionId) await this.billing.withdrawCharge(subscription.sellerId, voidCharge.transactionId);
-    return canceler.kind === 'seller' ? toSubscriptionView(subscription) : this.publicView(subscription);
+    return canceler.kind === 'seller' ? SubscriptionResponseDto.of(subscription) : this.publicView(subscription);
   }
 
   private async publicView(subscription: Subscription): Promise<PublicSubscriberResponseDto> {
     const plan = (await this.repo.findPlan(subscription.planId))!;
     const seller = await this.sellers.find(plan.sellerId);
-    return toPublicSubscriberView(
+    return PublicSubscriberResponseDto.of(
       subscription,
-      toPublicPlanView(plan, seller.name),
+      PublicPlanResponseDto.of(plan, seller.name),
       await this.repo.chargesOf(subscription.id),
     );
   }
@@ -313,27 +319,6 @@ export class SubscriptionsService {
     // SubscribeDto's rules have passed: the document is a CPF or CNPJ, the card is there for credit.
     return { document: normaliseDocument(input.subscriber.document)!.digits };
   }
-}
-
-function subscribeView(
-  s: Subscription,
-  tx: { id: string; pix: { qr_code: string; expires_at: string } | null } | null,
-  manageToken: string,
-): SubscribeResponseDto {
-  const view = toSubscriptionView(s);
-  return {
-    id: s.id,
-    status: s.status,
-    plan: s.planId,
-    current_period_start: view.current_period_start,
-    current_period_end: view.current_period_end,
-    next_charge_at: view.next_charge_at,
-    trial_end: view.trial_end,
-    transaction: tx?.id ?? null,
-    card: view.card,
-    pix: tx?.pix ?? null,
-    manage_token: manageToken,
-  };
 }
 
 function planNotFound(): NotFoundError {

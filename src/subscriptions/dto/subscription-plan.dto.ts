@@ -142,6 +142,16 @@ export class SubscriptionPlanResponseDto extends PlanTermsDto {
   @ApiProperty() active: boolean;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
+
+  static of(plan: SubscriptionPlan): SubscriptionPlanResponseDto {
+    return {
+      ...termsOf(plan),
+      seller: plan.sellerId,
+      active: plan.active,
+      created_at: plan.createdAt.toISOString(),
+      updated_at: plan.updatedAt.toISOString(),
+    };
+  }
 }
 
 export class PublicSellerDto {
@@ -151,6 +161,10 @@ export class PublicSellerDto {
 /** What the public subscription page shows of a plan. */
 export class PublicPlanResponseDto extends PlanTermsDto {
   @ApiProperty({ type: PublicSellerDto }) seller: PublicSellerDto;
+
+  static of(plan: SubscriptionPlan, sellerName: string): PublicPlanResponseDto {
+    return { ...termsOf(plan), seller: { name: sellerName } };
+  }
 }
 
 function termsOf(plan: SubscriptionPlan): PlanTermsDto {
@@ -164,18 +178,4 @@ function termsOf(plan: SubscriptionPlan): PlanTermsDto {
     trial_days: plan.trialDays,
     payment_types: plan.paymentTypes,
   };
-}
-
-export function toPlanView(plan: SubscriptionPlan): SubscriptionPlanResponseDto {
-  return {
-    ...termsOf(plan),
-    seller: plan.sellerId,
-    active: plan.active,
-    created_at: plan.createdAt.toISOString(),
-    updated_at: plan.updatedAt.toISOString(),
-  };
-}
-
-export function toPublicPlanView(plan: SubscriptionPlan, sellerName: string): PublicPlanResponseDto {
-  return { ...termsOf(plan), seller: { name: sellerName } };
 }

@@ -151,6 +151,30 @@ export class SubscriptionResponseDto {
   @ApiProperty(nullableDateTime) canceled_at: string | null;
   @ApiProperty(dateTime) created_at: string;
   @ApiProperty(dateTime) updated_at: string;
+
+  static of(s: Subscription): SubscriptionResponseDto {
+    return {
+      id: s.id,
+      seller: s.sellerId,
+      plan: s.planId,
+      status: s.status,
+      name: s.name,
+      email: s.email,
+      document: s.document,
+      payment_type: s.paymentType,
+      card: s.card
+        ? { brand: s.card.brand, last4: s.card.last4, exp_month: s.card.expMonth, exp_year: s.card.expYear }
+        : null,
+      current_period_start: s.currentPeriodStart.toISOString(),
+      current_period_end: s.currentPeriodEnd.toISOString(),
+      trial_end: iso(s.trialEnd),
+      next_charge_at: iso(s.nextChargeAt),
+      cancel_at_period_end: s.cancelAtPeriodEnd,
+      canceled_at: iso(s.canceledAt),
+      created_at: s.createdAt.toISOString(),
+      updated_at: s.updatedAt.toISOString(),
+    };
+  }
 }
 
 /** The answer to a subscription: the only place the manage token is ever shown (it is also e-mailed). */
@@ -173,6 +197,28 @@ export class SubscribeResponseDto {
       '"Authorization: Bearer <manage_token>"). Shown once; stored only as a hash.',
   })
   manage_token: string;
+
+  /** `tx`: the first charge (none in a trial). */
+  static of(
+    s: Subscription,
+    tx: { id: string; pix: { qr_code: string; expires_at: string } | null } | null,
+    manageToken: string,
+  ): SubscribeResponseDto {
+    const view = SubscriptionResponseDto.of(s);
+    return {
+      id: s.id,
+      status: s.status,
+      plan: s.planId,
+      current_period_start: view.current_period_start,
+      current_period_end: view.current_period_end,
+      next_charge_at: view.next_charge_at,
+      trial_end: view.trial_end,
+      transaction: tx?.id ?? null,
+      card: view.card,
+      pix: tx?.pix ?? null,
+      manage_token: manageToken,
+    };
+  }
 }
 
 export class SubscriberChargeDto {
@@ -197,61 +243,33 @@ export class PublicSubscriberResponseDto {
   @ApiProperty(nullableDateTime) canceled_at: string | null;
   @ApiProperty({ type: [SubscriberChargeDto], description: 'Charges, oldest first.' })
   charges: SubscriberChargeDto[];
+
+  static of(s: Subscription, plan: PublicPlanResponseDto, charges: SubscriptionCharge[]): PublicSubscriberResponseDto {
+    return {
+      id: s.id,
+      status: s.status,
+      plan,
+      name: s.name,
+      email: maskEmail(s.email),
+      card: s.card ? { brand: s.card.brand, last4: s.card.last4 } : null,
+      current_period_end: s.currentPeriodEnd.toISOString(),
+      next_charge_at: iso(s.nextChargeAt),
+      cancel_at_period_end: s.cancelAtPeriodEnd,
+      canceled_at: iso(s.canceledAt),
+      charges: charges
+        .filter((c) => c.transactionId !== null && c.status !== 'processing' && c.status !== 'interrupted')
+        .map((c) => ({
+          transaction: c.transactionId!,
+          amount: formatMoney(c.amount),
+          status: c.status,
+          period_start: c.periodStart.toISOString(),
+          created_at: c.createdAt.toISOString(),
+        })),
+    };
+  }
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
-export function toSubscriptionView(s: Subscription): SubscriptionResponseDto {
-  return {
-    id: s.id,
-    seller: s.sellerId,
-    plan: s.planId,
-    status: s.status,
-    name: s.name,
-    email: s.email,
-    document: s.document,
-    payment_type: s.paymentType,
-    card: s.card
-      ? { brand: s.card.brand, last4: s.card.last4, exp_month: s.card.expMonth, exp_year: s.card.expYear }
-      : null,
-    current_period_start: s.currentPeriodStart.toISOString(),
-    current_period_end: s.currentPeriodEnd.toISOString(),
-    trial_end: iso(s.trialEnd),
-    next_charge_at: iso(s.nextChargeAt),
-    cancel_at_period_end: s.cancelAtPeriodEnd,
-    canceled_at: iso(s.canceledAt),
-    created_at: s.createdAt.toISOString(),
-    updated_at: s.updatedAt.toISOString(),
-  };
-}
-
-export function toPublicSubscriberView(
-  s: Subscription,
-  plan: PublicPlanResponseDto,
-  charges: SubscriptionCharge[],
-): PublicSubscriberResponseDto {
-  return {
-    id: s.id,
-    status: s.status,
-    plan,
-    name: s.name,
-    email: maskEmail(s.email),
-    card: s.card ? { brand: s.card.brand, last4: s.card.last4 } : null,
-    current_period_end: s.currentPeriodEnd.toISOString(),
-    next_charge_at: iso(s.nextChargeAt),
-    cancel_at_period_end: s.cancelAtPeriodEnd,
-    canceled_at: iso(s.canceledAt),
-    charges: charges
-      .filter((c) => c.transactionId !== null && c.status !== 'processing' && c.status !== 'interrupted')
-      .map((c) => ({
-        transaction: c.transactionId!,
-        amount: formatMoney(c.amount),
-        status: c.status,
-        period_start: c.periodStart.toISOString(),
-        created_at: c.createdAt.toISOString(),
-      })),
-  };
-}
 
 /** `joana@example.com` → `j***@example.com`: enough for the subscriber to recognise, too little to harvest. */
 export function maskEmail(email: string): string {
