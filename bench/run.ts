@@ -1,4 +1,5 @@
 import { ledgerBenchmark } from './ledger.bench';
+import { renewalsBenchmark } from './renewals.bench';
 import { splitBenchmark } from './split.bench';
 import { transactionsBenchmark } from './transactions.bench';
 
@@ -11,6 +12,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   split: splitBenchmark,
   transactions: transactionsBenchmark,
   ledger: ledgerBenchmark,
+  renewals: renewalsBenchmark,
 };
 
 async function main(): Promise<void> {

@@ -14,6 +14,7 @@ import { MetricsRepository } from './metrics/metrics.repository';
 import { OperationsMetrics } from './metrics/operations-metrics';
 import { PlansModule } from './plans/plans.module';
 import { SellersModule } from './sellers/sellers.module';
+import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 import { TransactionsModule } from './transactions/transactions.module';
 import { SandboxDepositsModule } from './virtual-accounts/sandbox-deposits.module';
 
@@ -33,6 +34,7 @@ class ConfigHolderModule {}
 @Module({})
 export class AppModule {
   static register(options: AppModuleOptions): DynamicModule {
+    const transactions = TransactionsModule.register(options.config);
     return {
       module: AppModule,
       imports: [
@@ -52,7 +54,8 @@ export class AppModule {
         SellersModule,
         ApiKeysModule,
         PlansModule,
-        TransactionsModule.register(options.config),
+        transactions,
+        SubscriptionsModule.register(transactions),
         ...(options.config.paymentsProcessor === 'sandbox' ? [SandboxDepositsModule] : []),
         HealthModule,
         AuditModule,

@@ -25,6 +25,8 @@ export const TAGS: Record<string, string> = {
   'users admin': "Superusers' view of the user accounts: search, deactivate (tokens stop at once), grant superuser.",
   'audit log':
     'Append-only record of every privileged or money-affecting action by a person, written in the same transaction.',
+  subscriptions:
+    'Recurring plans of a seller and their subscribers: public subscribe (card on file or pix), renewals, dunning and cancellation.',
 };
 
 /** Extension the access decorators write; turned into a sentence of the operation's description. */
