@@ -4,6 +4,7 @@ import { Plans1763700200000 } from './1763700200000-plans';
 import { Transactions1763700300000 } from './1763700300000-transactions';
 import { Ledger1763700400000 } from './1763700400000-ledger';
 import { AuditLog1763800000000 } from './1763800000000-audit-log';
+import { Webhooks1763800400000 } from './1763800400000-webhooks';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -13,4 +14,5 @@ export const migrations = [
   Transactions1763700300000,
   Ledger1763700400000,
   AuditLog1763800000000,
+  Webhooks1763800400000,
 ];
