@@ -28,7 +28,9 @@ export class Webhooks1763800400000 implements MigrationInterface {
         deleted_at                 timestamptz,
         CHECK ((previous_secret IS NULL) = (previous_secret_expires_at IS NULL))
       )`);
-    await q.query(`CREATE INDEX webhook_endpoints_by_seller ON webhook_endpoints (seller_id, seq) WHERE deleted_at IS NULL`);
+    await q.query(
+      `CREATE INDEX webhook_endpoints_by_seller ON webhook_endpoints (seller_id, seq) WHERE deleted_at IS NULL`,
+    );
 
     await q.query(`
       CREATE TABLE webhook_deliveries (
@@ -51,7 +53,9 @@ export class Webhooks1763800400000 implements MigrationInterface {
         UNIQUE (endpoint_id, event_id),
         CHECK ((status = 'pending') = (next_attempt_at IS NOT NULL))
       )`);
-    await q.query(`CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'`);
+    await q.query(
+      `CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'`,
+    );
     await q.query(
       `CREATE INDEX webhook_deliveries_in_flight ON webhook_deliveries (endpoint_id) WHERE locked_until IS NOT NULL`,
     );

@@ -12,6 +12,7 @@ import { MetricsController } from './metrics/metrics.controller';
 import { PlansModule } from './plans/plans.module';
 import { SellersModule } from './sellers/sellers.module';
 import { TransactionsModule } from './transactions/transactions.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -49,6 +50,7 @@ export class AppModule {
         ApiKeysModule,
         PlansModule,
         TransactionsModule.register(options.config),
+        WebhooksModule,
         HealthModule,
         ...(options.imports ?? []),
       ],

@@ -1,10 +1,4 @@
-import {
-  decideOutcome,
-  describeFailure,
-  failedTooLong,
-  RETRY_SCHEDULE_MS,
-  retryAfterMs,
-} from './delivery-policy';
+import { decideOutcome, describeFailure, failedTooLong, RETRY_SCHEDULE_MS, retryAfterMs } from './delivery-policy';
 
 const now = Date.parse('2026-11-21T12:00:00.000Z');
 const at = { scale: 1, now };

@@ -29,8 +29,7 @@ export const DISABLE_AFTER_FAILING_MS = 5 * 24 * HOUR;
 export const RESPONSE_BODY_LIMIT_BYTES = 1024;
 
 export type AttemptResult =
-  | { kind: 'response'; status: number; retryAfter?: string | null }
-  | { kind: 'error'; message: string };
+  { kind: 'response'; status: number; retryAfter?: string | null } | { kind: 'error'; message: string };
 
 export type AttemptOutcome =
   | { status: 'succeeded' }

@@ -151,7 +151,8 @@ export type UrlCheck = { ok: true; url: URL; host: string; isAddress: boolean } 
  * addresses (checked at registration and again at each delivery).
  */
 export function checkWebhookUrlSyntax(raw: string, allowPrivate: boolean): UrlCheck {
-  if (raw.length > MAX_WEBHOOK_URL_LENGTH) return { ok: false, reason: `it is longer than ${MAX_WEBHOOK_URL_LENGTH} characters` };
+  if (raw.length > MAX_WEBHOOK_URL_LENGTH)
+    return { ok: false, reason: `it is longer than ${MAX_WEBHOOK_URL_LENGTH} characters` };
   let url: URL;
   try {
     url = new URL(raw);
