@@ -63,7 +63,12 @@ describe('webhook delivery', () => {
       await t.http.get(`${base}/${e.id}/deliveries/${deliveryId}/attempts/?ordering=created_at&limit=100`, {
         token: e.key,
       })
-    ).body.results as Array<{ number: number; started_at: string; response_status: number | null; error: string | null }>;
+    ).body.results as Array<{
+      number: number;
+      started_at: string;
+      response_status: number | null;
+      error: string | null;
+    }>;
   const settled = (e: { id: string; key: string }, deliveryId: string) =>
     eventually(async () => {
       const d = await delivery(e, deliveryId);
@@ -126,7 +131,12 @@ describe('webhook delivery', () => {
     const got = await r.waitFor(3);
     expect(new Set(got.map((g) => g.headers['webhook-id']))).toEqual(new Set([queued.event.id]));
     const done = await settled(e, queued.id);
-    expect(done).toMatchObject({ status: 'succeeded', attempts: 3, last_response_status: 200, last_response_body: 'ok' });
+    expect(done).toMatchObject({
+      status: 'succeeded',
+      attempts: 3,
+      last_response_status: 200,
+      last_response_body: 'ok',
+    });
     const list = await attempts(e, queued.id);
     expect(list.map((a) => [a.number, a.response_status, a.error])).toEqual([
       [1, 500, 'HTTP 500'],
@@ -170,7 +180,9 @@ describe('webhook delivery', () => {
 
   it('does not follow redirects: a 301 is a failure', async () => {
     const target = await receiver();
-    const r = await receiver((_req, i) => (i === 0 ? { status: 301, headers: { location: target.url } } : { status: 200 }));
+    const r = await receiver((_req, i) =>
+      i === 0 ? { status: 301, headers: { location: target.url } } : { status: 200 },
+    );
     const e = await endpointFor(r.url);
     const queued = await sendTest(e);
     await settled(e, queued.id);
@@ -182,7 +194,9 @@ describe('webhook delivery', () => {
   });
 
   it('honours Retry-After on 429', async () => {
-    const r = await receiver((_req, i) => (i === 0 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 }));
+    const r = await receiver((_req, i) =>
+      i === 0 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 },
+    );
     const e = await endpointFor(r.url);
     const queued = await sendTest(e);
     const [first] = await r.waitFor(1);
@@ -303,7 +317,9 @@ describe('webhook delivery', () => {
     const again = await t.http.post(`${base}/${e.id}/replay/`, { since }, { token: e.key });
     expect(again.body).toEqual({ queued: 3 });
     await r.waitFor(6);
-    const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1`, [e.id]);
+    const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1`, [
+      e.id,
+    ]);
     expect(rows[0].n).toBe(3);
   });
 
@@ -325,8 +341,12 @@ describe('webhook delivery', () => {
     const e = await endpointFor(r.url);
     const queued = await sendTest(e);
     await settled(e, queued.id);
-    await t.db.query(`UPDATE webhook_deliveries SET created_at = now() - interval '31 days' WHERE id = $1`, [queued.id]);
-    await t.db.query(`UPDATE outbox_events SET created_at = now() - interval '91 days' WHERE id = $1`, [queued.event.id]);
+    await t.db.query(`UPDATE webhook_deliveries SET created_at = now() - interval '31 days' WHERE id = $1`, [
+      queued.id,
+    ]);
+    await t.db.query(`UPDATE outbox_events SET created_at = now() - interval '91 days' WHERE id = $1`, [
+      queued.event.id,
+    ]);
     const { WebhookWorker } = await import('../../src/webhooks/webhook-worker');
     const purged = await t.app.get(WebhookWorker).purgeOld();
     expect(purged.deliveries).toBeGreaterThanOrEqual(1);

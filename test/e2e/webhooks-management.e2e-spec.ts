@@ -74,7 +74,12 @@ describe('webhook management', () => {
       'webhook.secret_rotated',
     ]);
     for (const row of rows) {
-      expect(row).toMatchObject({ actor_kind: 'api_key', actor_id: apiKey.id, seller_id: seller, target_type: 'webhook' });
+      expect(row).toMatchObject({
+        actor_kind: 'api_key',
+        actor_id: apiKey.id,
+        seller_id: seller,
+        target_type: 'webhook',
+      });
       expect(JSON.stringify(row.changes)).not.toContain('whsec_');
     }
     expect(rows.find((r) => r.action === 'webhook.changed').changes).toEqual({
@@ -288,7 +293,11 @@ describe('webhook management', () => {
         { method: 'GET', request: () => ({ path: `${base}/event_types/` }), expect: any(200) },
         { method: 'GET', request: () => ({ path: `${base}/events/` }), expect: any(200) },
         { method: 'GET', request: () => ({ path: `${base}/${endpoint}/` }), expect: own(200) },
-        { method: 'PATCH', request: () => ({ path: `${base}/${endpoint}/`, body: { description: 'x' } }), expect: own(200) },
+        {
+          method: 'PATCH',
+          request: () => ({ path: `${base}/${endpoint}/`, body: { description: 'x' } }),
+          expect: own(200),
+        },
         { method: 'DELETE', request: fresh, expect: own(204) },
         { method: 'POST', request: () => ({ path: `${base}/${endpoint}/rotate_secret/` }), expect: own(200) },
         { method: 'POST', request: () => ({ path: `${base}/${endpoint}/test/` }), expect: own(202) },

@@ -10,7 +10,8 @@ export interface ReceivedWebhook {
 }
 
 /** What the receiver does with one request: answer, hang (never answer) or reset the connection. */
-export type Reply = { status: number; headers?: Record<string, string>; body?: string } | 'hang' | 'reset';
+export type Reply =
+  { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | 'hang' | 'reset';
 
 /**
  * A real HTTP server on loopback that receives webhooks, as a seller's backend would. Its
@@ -22,6 +23,8 @@ export class WebhookReceiver {
   private readonly sockets = new Set<Socket>();
   private readonly hanging = new Set<ServerResponse>();
   port = 0;
+  /** TCP connections accepted so far. */
+  connections = 0;
 
   constructor(public reply: (request: ReceivedWebhook, index: number) => Reply = () => ({ status: 204 })) {}
 
@@ -48,11 +51,16 @@ export class WebhookReceiver {
           req.socket.destroy();
           return;
         }
-        res.writeHead(reply.status, reply.headers ?? {});
-        res.end(reply.body ?? '');
+        const answer = () => {
+          res.writeHead(reply.status, reply.headers ?? {});
+          res.end(reply.body ?? '');
+        };
+        if (reply.delayMs) setTimeout(answer, reply.delayMs);
+        else answer();
       });
     });
     this.server.on('connection', (socket) => {
+      this.connections++;
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
     });
@@ -96,7 +104,10 @@ export class WebhookReceiver {
 }
 
 /** Polls `check` until it answers something truthy (up to `timeoutMs`); answers that value. */
-export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | null | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
