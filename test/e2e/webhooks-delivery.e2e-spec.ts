@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { RETRY_SCHEDULE_MS } from '../../src/webhooks/delivery-policy';
+import { WebhookWorker } from '../../src/webhooks/webhook-worker';
 import { createApiKey, createSeller, createUser, TestUser } from '../support/identity';
 import { CARDS, payingSeller } from '../support/payments';
 import { TestSmtpServer } from '../support/smtp';
@@ -347,7 +348,6 @@ describe('webhook delivery', () => {
     await t.db.query(`UPDATE outbox_events SET created_at = now() - interval '91 days' WHERE id = $1`, [
       queued.event.id,
     ]);
-    const { WebhookWorker } = await import('../../src/webhooks/webhook-worker');
     const purged = await t.app.get(WebhookWorker).purgeOld();
     expect(purged.deliveries).toBeGreaterThanOrEqual(1);
     expect(purged.events).toBeGreaterThanOrEqual(1);
