@@ -1,6 +1,7 @@
 import { ledgerBenchmark } from './ledger.bench';
 import { splitBenchmark } from './split.bench';
 import { transactionsBenchmark } from './transactions.bench';
+import { webhooksBenchmark } from './webhooks.bench';
 
 /**
  * `npm run bench -- [name ...]`: runs the named benchmarks (all without a name). Each prints
@@ -11,6 +12,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   split: splitBenchmark,
   transactions: transactionsBenchmark,
   ledger: ledgerBenchmark,
+  webhooks: webhooksBenchmark,
 };
 
 async function main(): Promise<void> {
