@@ -19,12 +19,21 @@ import { checkWebhookUrlSyntax } from './url-safety';
 import { SendResult, WebhookTransport } from './webhook-transport';
 import { WEBHOOK_RESOLVER } from './webhooks.service';
 import type { ResolveHost } from './webhook-transport';
-import { ClaimedDelivery, DELIVERIES_CHANNEL, OUTBOX_CHANNEL, WebhooksRepository } from './webhooks.repository';
+import {
+  AttemptRecord,
+  ClaimedDelivery,
+  DELIVERIES_CHANNEL,
+  OUTBOX_CHANNEL,
+  WebhooksRepository,
+} from './webhooks.repository';
 
 const DISPATCH_BATCH = 500;
 const CLAIM_BATCH = 100;
 /** The longest a worker sleeps without a notification (a safety net for lost notifications). */
 const IDLE_CHECK_MS = 5_000;
+/** Attempt records written per statement, and how long a finished attempt may wait for company. */
+const FLUSH_BATCH = 50;
+const FLUSH_DELAY_MS = 5;
 export const RETENTION_JOB = 'webhooks.retention';
 export const DELIVERY_RETENTION_DAYS = 30;
 export const EVENT_RETENTION_DAYS = 90;
@@ -50,6 +59,9 @@ export class WebhookWorker implements OnModuleInit, OnApplicationBootstrap, Befo
   private timer?: NodeJS.Timeout;
   private timerAt = Infinity;
   private stopped = false;
+  private readonly completions: Array<{ record: AttemptRecord; gone: boolean }> = [];
+  private flushTimer?: NodeJS.Timeout;
+  private flushing = false;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -91,7 +103,9 @@ export class WebhookWorker implements OnModuleInit, OnApplicationBootstrap, Befo
     clearTimeout(this.timer);
     await this.listener?.end().catch(() => undefined);
     const deadline = Date.now() + this.leaseMs;
-    while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    while ((this.inFlight > 0 || this.completions.length > 0 || this.flushing) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 25));
+    }
     await this.transport?.close().catch(() => undefined);
   }
 
@@ -218,13 +232,10 @@ export class WebhookWorker implements OnModuleInit, OnApplicationBootstrap, Befo
     this.inFlight++;
     this.attempt(delivery)
       .catch((error: unknown) => this.logger.error({ err: error, delivery: delivery.id }, 'Webhook attempt failed'))
-      .finally(() => {
-        this.inFlight--;
-        void this.pump();
-      });
+      .finally(() => this.inFlight--);
   }
 
-  /** One attempt: sign, send, record the outcome; disable the endpoint when the outcome says so. */
+  /** One attempt: sign, send, and queue its record with the delivery's next state. */
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
     const body = JSON.stringify({
       id: delivery.event_id,
@@ -238,27 +249,59 @@ export class WebhookWorker implements OnModuleInit, OnApplicationBootstrap, Befo
       scale: this.config.webhooksRetryScale,
       now: Date.now(),
     });
-    const recorded = await this.webhooks.completeAttempt({
-      deliveryId: delivery.id,
-      attempt: delivery.attempt,
-      startedAt,
-      durationMs: result.durationMs,
-      responseStatus: result.kind === 'response' ? result.status : null,
-      responseBody: result.responseBody,
-      error: describeFailure(result),
-      status: outcome.status,
-      scheduleStep: outcome.status === 'pending' ? outcome.scheduleStep : delivery.schedule_step,
-      delayMs: outcome.status === 'pending' ? outcome.delayMs : 0,
+    this.completions.push({
+      record: {
+        deliveryId: delivery.id,
+        attempt: delivery.attempt,
+        startedAt,
+        durationMs: result.durationMs,
+        responseStatus: result.kind === 'response' ? result.status : null,
+        responseBody: result.responseBody,
+        error: describeFailure(result),
+        status: outcome.status,
+        scheduleStep: outcome.status === 'pending' ? outcome.scheduleStep : delivery.schedule_step,
+        delayMs: outcome.status === 'pending' ? outcome.delayMs : 0,
+      },
+      gone: outcome.status === 'failed' && outcome.disableEndpoint,
     });
-    if (!recorded || outcome.status === 'succeeded') return;
-    if (outcome.status === 'failed' && outcome.disableEndpoint) {
-      await this.disable(delivery.endpoint_id, 'The receiver answered 410 Gone.');
-    } else if (
-      recorded.failingSince &&
-      failedTooLong(recorded.failingSince, Date.now(), this.config.webhooksRetryScale)
-    ) {
-      await this.disable(delivery.endpoint_id, 'Every delivery has failed for 5 days.');
+    this.scheduleFlush();
+  }
+
+  /** Attempts are recorded in batches (one statement for many), a few milliseconds after they end. */
+  private scheduleFlush(): void {
+    if (this.flushing || this.flushTimer) return;
+    const delay = this.completions.length >= FLUSH_BATCH ? 0 : FLUSH_DELAY_MS;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      void this.flush();
+    }, delay);
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    const batch = this.completions.splice(0, FLUSH_BATCH * 4);
+    try {
+      const recorded = await this.webhooks.completeAttempts(batch.map((c) => c.record));
+      const byDelivery = new Map(recorded.map((r) => [r.deliveryId, r]));
+      const toDisable = new Map<string, string>();
+      for (const { record, gone } of batch) {
+        const done = byDelivery.get(record.deliveryId);
+        if (!done || record.status === 'succeeded') continue; // claim lost, or fine
+        if (gone) toDisable.set(done.endpointId, 'The receiver answered 410 Gone.');
+        else if (done.failingSince && failedTooLong(done.failingSince, Date.now(), this.config.webhooksRetryScale)) {
+          if (!toDisable.has(done.endpointId)) toDisable.set(done.endpointId, 'Every delivery has failed for 5 days.');
+        }
+      }
+      for (const [endpointId, reason] of toDisable) await this.disable(endpointId, reason);
+    } catch (error) {
+      this.logger.error({ err: error }, 'Recording webhook attempts failed; retrying shortly');
+      this.completions.unshift(...batch);
+      await new Promise((r) => setTimeout(r, 1_000));
+    } finally {
+      this.flushing = false;
     }
+    if (this.completions.length > 0) this.scheduleFlush();
+    void this.pump();
   }
 
   private async send(delivery: ClaimedDelivery, startedAt: Date, body: string): Promise<SendResult> {

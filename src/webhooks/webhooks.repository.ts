@@ -124,12 +124,8 @@ export class WebhooksRepository {
     return row;
   }
 
-  async findEndpoint(
-    sellerId: string,
-    id: string,
-    manager: EntityManager = this.dataSource.manager,
-  ): Promise<EndpointRow | null> {
-    const [row]: EndpointRow[] = await manager.query(
+  async findEndpoint(sellerId: string, id: string): Promise<EndpointRow | null> {
+    const [row]: EndpointRow[] = await this.dataSource.query(
       `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE seller_id = $1 AND id = $2 AND deleted_at IS NULL`,
       [sellerId, id],
     );
@@ -231,12 +227,8 @@ export class WebhooksRepository {
     );
   }
 
-  async findDelivery(
-    endpointId: string,
-    id: string,
-    manager: EntityManager = this.dataSource.manager,
-  ): Promise<DeliveryRow | null> {
-    const [row]: DeliveryRow[] = await manager.query(
+  async findDelivery(endpointId: string, id: string): Promise<DeliveryRow | null> {
+    const [row]: DeliveryRow[] = await this.dataSource.query(
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE endpoint_id = $1 AND id = $2`,
       [endpointId, id],
     );
@@ -348,7 +340,9 @@ export class WebhooksRepository {
   /**
    * Fans a batch of undispatched outbox events out to the matching active endpoints of
    * their sellers (one delivery per endpoint and event: the unique key makes a second
-   * fan-out a no-op) and marks them dispatched, in one statement. Workers dispatching at
+   * fan-out a no-op) and marks them dispatched, in one statement. The endpoints are share-locked,
+   * so an endpoint being disabled meanwhile either gets these deliveries failed with the rest
+   * or gets none. Workers dispatching at
    * once take different batches (SKIP LOCKED). Notifies the workers when deliveries were made.
    */
   async dispatchBatch(limit: number): Promise<{ events: number; deliveries: number }> {
@@ -362,6 +356,7 @@ export class WebhooksRepository {
          JOIN webhook_endpoints e ON e.seller_id = b.seller_id AND e.active AND e.deleted_at IS NULL
            AND (b.type = ANY (e.events) OR '*' = ANY (e.events))
          WHERE b.type <> 'webhook.test'
+         FOR SHARE OF e
          ON CONFLICT (endpoint_id, event_id) DO NOTHING
          RETURNING 1
        ), marked AS (
@@ -422,47 +417,60 @@ export class WebhooksRepository {
   }
 
   /**
-   * Records an attempt and the delivery's next state, unless the claim was lost (another
-   * worker took the delivery after the lease ended): the attempt row is kept either way.
-   * Also keeps the endpoint's failure streak; answers when the streak began (before this
-   * attempt), or undefined when the claim was lost.
+   * Records a batch of attempts and their deliveries' next state, in one statement. A
+   * delivery whose claim was lost (another worker took it after the lease ended) keeps the
+   * other worker's state; its attempt row is kept either way. Also keeps each endpoint's
+   * failure streak (a success ends it, the first failure starts it) and answers, for each
+   * delivery updated, when its endpoint's streak began before this batch.
    */
-  async completeAttempt(record: AttemptRecord): Promise<{ endpointId: string; failingSince: Date | null } | undefined> {
-    const succeeded = record.status === 'succeeded';
-    const [row]: Array<{ endpoint_id: string | null; failing_since: Date | null }> = await this.dataSource.query(
-      `WITH attempt AS (
+  async completeAttempts(
+    records: AttemptRecord[],
+  ): Promise<Array<{ deliveryId: string; endpointId: string; failingSince: Date | null }>> {
+    const column = <K extends keyof AttemptRecord>(key: K) => records.map((r) => r[key]);
+    const rows: Array<{ id: string; endpoint_id: string; failing_since: Date | null }> = await this.dataSource.query(
+      `WITH input AS (
+         SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[],
+                              $8::int[], $9::float8[], $10::text[])
+           AS t(delivery_id, number, started_at, duration_ms, response_status, error, status, schedule_step, delay_ms,
+                response_body)
+       ), attempt AS (
          INSERT INTO webhook_attempts (delivery_id, number, started_at, duration_ms, response_status, error)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (delivery_id, number) DO NOTHING
+         SELECT delivery_id, number, started_at, duration_ms, response_status, error FROM input
+         ON CONFLICT (delivery_id, number) DO NOTHING
        ), delivery AS (
-         UPDATE webhook_deliveries SET status = $7, schedule_step = $8,
-           next_attempt_at = CASE WHEN $7 = 'pending' THEN now() + make_interval(secs => $9::float8 / 1000) END,
-           locked_until = NULL, last_attempt_at = $3, last_response_status = $5, last_response_body = $10,
-           last_error = $6, updated_at = now()
-         WHERE id = $1 AND attempts = $2 AND status = 'pending'
-         RETURNING endpoint_id
+         UPDATE webhook_deliveries d SET status = i.status, schedule_step = i.schedule_step,
+           next_attempt_at = CASE WHEN i.status = 'pending' THEN now() + make_interval(secs => i.delay_ms / 1000) END,
+           locked_until = NULL, last_attempt_at = i.started_at, last_response_status = i.response_status,
+           last_response_body = i.response_body, last_error = i.error, updated_at = now()
+         FROM input i
+         WHERE d.id = i.delivery_id AND d.attempts = i.number AND d.status = 'pending'
+         RETURNING d.id, d.endpoint_id, i.status, i.started_at
        ), endpoint AS (
-         SELECT e.id, e.failing_since FROM webhook_endpoints e WHERE e.id = (SELECT endpoint_id FROM delivery)
+         SELECT e.id, e.failing_since FROM webhook_endpoints e WHERE e.id IN (SELECT endpoint_id FROM delivery)
+       ), outcome AS (
+         SELECT endpoint_id, bool_or(status = 'succeeded') AS ok, min(started_at) AS first_failure
+         FROM delivery GROUP BY endpoint_id
        ), streak AS (
-         UPDATE webhook_endpoints e SET failing_since = CASE WHEN $11 THEN NULL ELSE $3 END
-         FROM endpoint WHERE e.id = endpoint.id
-           AND CASE WHEN $11 THEN endpoint.failing_since IS NOT NULL ELSE endpoint.failing_since IS NULL END
+         UPDATE webhook_endpoints e SET failing_since = CASE WHEN o.ok THEN NULL ELSE o.first_failure END
+         FROM outcome o JOIN endpoint p ON p.id = o.endpoint_id
+         WHERE e.id = o.endpoint_id
+           AND CASE WHEN o.ok THEN p.failing_since IS NOT NULL ELSE p.failing_since IS NULL END
        )
-       SELECT (SELECT id FROM endpoint) AS endpoint_id, (SELECT failing_since FROM endpoint) AS failing_since`,
+       SELECT d.id, d.endpoint_id, p.failing_since FROM delivery d JOIN endpoint p ON p.id = d.endpoint_id`,
       [
-        record.deliveryId,
-        record.attempt,
-        record.startedAt,
-        record.durationMs,
-        record.responseStatus,
-        record.error,
-        record.status,
-        record.scheduleStep,
-        record.delayMs,
-        record.responseBody,
-        succeeded,
+        column('deliveryId'),
+        column('attempt'),
+        column('startedAt'),
+        column('durationMs'),
+        column('responseStatus'),
+        column('error'),
+        column('status'),
+        column('scheduleStep'),
+        column('delayMs'),
+        column('responseBody'),
       ],
     );
-    return row.endpoint_id ? { endpointId: row.endpoint_id, failingSince: row.failing_since } : undefined;
+    return rows.map((r) => ({ deliveryId: r.id, endpointId: r.endpoint_id, failingSince: r.failing_since }));
   }
 
   /** When the next pending delivery falls due or a lease ends (the worker's alarm clock); null when none. */

@@ -239,7 +239,8 @@ export class WebhooksService {
   }
 
   private async activeEndpoint(manager: EntityManager, sellerId: string, id: string): Promise<EndpointRow> {
-    const row = await this.webhooks.findEndpoint(sellerId, id, manager);
+    // Locked: a concurrent disable (410, deactivation) waits, then fails what this queues.
+    const row = await this.webhooks.lockEndpoint(manager, sellerId, id);
     if (!row) throw notFound();
     if (!row.active) {
       throw new ConflictError(
