@@ -102,13 +102,15 @@ export async function webhooksBenchmark(): Promise<void> {
 /** Calls `send` at a steady rate for `seconds`; answers the rate actually achieved and the calls made. */
 async function steady(perSecond: number, seconds: number, send: () => Promise<unknown>) {
   const calls: Array<Promise<unknown>> = [];
+  const failures: unknown[] = [];
   const started = Date.now();
   for (let i = 0; i < perSecond * seconds; i++) {
     const due = started + (i * 1000) / perSecond;
     if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
-    calls.push(send());
+    calls.push(send().catch((error: unknown) => failures.push(error)));
   }
   await Promise.all(calls);
+  if (failures.length) throw new Error(`${failures.length} of ${calls.length} calls failed: ${String(failures[0])}`);
   return { offered: calls.length / ((Date.now() - started) / 1000), expected: calls.length };
 }
 

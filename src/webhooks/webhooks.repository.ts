@@ -132,10 +132,19 @@ export class WebhooksRepository {
     return row ?? null;
   }
 
-  /** The endpoint, locked until the transaction ends. */
-  async lockEndpoint(manager: EntityManager, sellerId: string, id: string): Promise<EndpointRow | null> {
+  /**
+   * The endpoint, locked until the transaction ends: `update` to change it, `share` to queue
+   * deliveries for it (many at once; a change or a disable waits for them, and they for it).
+   */
+  async lockEndpoint(
+    manager: EntityManager,
+    sellerId: string,
+    id: string,
+    mode: 'update' | 'share' = 'update',
+  ): Promise<EndpointRow | null> {
     const [row]: EndpointRow[] = await manager.query(
-      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE seller_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE`,
+      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE seller_id = $1 AND id = $2 AND deleted_at IS NULL
+       FOR ${mode === 'update' ? 'UPDATE' : 'SHARE'}`,
       [sellerId, id],
     );
     return row ?? null;

@@ -240,7 +240,7 @@ export class WebhooksService {
 
   private async activeEndpoint(manager: EntityManager, sellerId: string, id: string): Promise<EndpointRow> {
     // Locked: a concurrent disable (410, deactivation) waits, then fails what this queues.
-    const row = await this.webhooks.lockEndpoint(manager, sellerId, id);
+    const row = await this.webhooks.lockEndpoint(manager, sellerId, id, 'share');
     if (!row) throw notFound();
     if (!row.active) {
       throw new ConflictError(
