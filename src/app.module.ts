@@ -1,5 +1,6 @@
 import { DynamicModule, Global, Module, Type } from '@nestjs/common';
 import { ApiKeysModule } from './api-keys/api-keys.module';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { CommonModule } from './common/common.module';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module';
@@ -12,6 +13,7 @@ import { MetricsController } from './metrics/metrics.controller';
 import { PlansModule } from './plans/plans.module';
 import { SellersModule } from './sellers/sellers.module';
 import { TransactionsModule } from './transactions/transactions.module';
+import { SandboxDepositsModule } from './virtual-accounts/sandbox-deposits.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 export interface AppModuleOptions {
@@ -50,8 +52,10 @@ export class AppModule {
         ApiKeysModule,
         PlansModule,
         TransactionsModule.register(options.config),
+        ...(options.config.paymentsProcessor === 'sandbox' ? [SandboxDepositsModule] : []),
         WebhooksModule,
         HealthModule,
+        AuditModule,
         ...(options.imports ?? []),
       ],
       controllers: [MetricsController],

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Repository } from 'typeorm';
+import { EntityManager, IsNull, Repository } from 'typeorm';
 import { applyKeyset, PageRequest } from '../common/pagination/pagination';
 import { ApiKey } from './entities/api-key.entity';
 
@@ -16,13 +16,22 @@ export class ApiKeysRepository {
   constructor(@InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>) {}
 
   create(
+    manager: EntityManager,
     input: Pick<ApiKey, 'sellerId' | 'keyHash' | 'keySuffix' | 'label' | 'description' | 'active'>,
   ): Promise<ApiKey> {
-    return this.keys.save(this.keys.create(input));
+    const repo = manager.getRepository(ApiKey);
+    return repo.save(repo.create(input));
   }
 
   findForSeller(sellerId: string, id: string): Promise<ApiKey | null> {
     return this.keys.findOneBy({ sellerId, id, deletedAt: IsNull() });
+  }
+
+  /** The key, locked until the end of the caller's transaction (so its change is audited against what it was). */
+  lockForSeller(manager: EntityManager, sellerId: string, id: string): Promise<ApiKey | null> {
+    return manager
+      .getRepository(ApiKey)
+      .findOne({ where: { sellerId, id, deletedAt: IsNull() }, lock: { mode: 'pessimistic_write' } });
   }
 
   listForSeller(sellerId: string, page: PageRequest): Promise<ApiKey[]> {
@@ -33,18 +42,18 @@ export class ApiKeysRepository {
   }
 
   async update(
+    manager: EntityManager,
     sellerId: string,
     id: string,
     changes: Partial<Pick<ApiKey, 'label' | 'description' | 'active'>>,
   ): Promise<void> {
-    await this.keys.update({ sellerId, id, deletedAt: IsNull() }, changes);
+    await manager.getRepository(ApiKey).update({ sellerId, id, deletedAt: IsNull() }, changes);
   }
 
-  async softDelete(sellerId: string, id: string): Promise<boolean> {
-    const result = await this.keys.update(
-      { sellerId, id, deletedAt: IsNull() },
-      { deletedAt: new Date(), active: false },
-    );
+  async softDelete(manager: EntityManager, sellerId: string, id: string): Promise<boolean> {
+    const result = await manager
+      .getRepository(ApiKey)
+      .update({ sellerId, id, deletedAt: IsNull() }, { deletedAt: new Date(), active: false });
     return (result.affected ?? 0) > 0;
   }
 

@@ -1,6 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash, randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { recordAudit } from '../audit/audit-log';
+import { changedFields } from '../audit/changes';
 import { NotFoundError } from '../common/errors/api-error';
+import { requestTransaction } from '../common/idempotency/request-transaction';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { ApiKeysRepository, KeyIdentity } from './api-keys.repository';
 import { ApiKeyResponseDto, CreateApiKeyDto, CreatedApiKeyResponseDto, UpdateApiKeyDto } from './dto/api-key.dto';
@@ -9,29 +14,43 @@ export function hashApiKey(key: string): string {
   return createHash('sha256').update(key.toLowerCase()).digest('hex');
 }
 
-/** Seller API keys (spec 2.2, 3, 4.1): a UUID4 secret shown once, stored as its SHA-256. */
+/**
+ * Seller API keys (spec 2.2, 3, 4.1): a UUID4 secret shown once, stored as its SHA-256.
+ * Creating, changing and deleting a key is written to the audit log in the same transaction.
+ */
 @Injectable()
 export class ApiKeysService {
-  constructor(@Inject(ApiKeysRepository) private readonly keys: ApiKeysRepository) {}
+  constructor(
+    private readonly keys: ApiKeysRepository,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
 
-  async create(sellerId: string, input: CreateApiKeyDto): Promise<CreatedApiKeyResponseDto> {
+  create(sellerId: string, input: CreateApiKeyDto): Promise<CreatedApiKeyResponseDto> {
     const secret = randomUUID();
-    const key = await this.keys.create({
-      sellerId,
-      keyHash: hashApiKey(secret),
-      keySuffix: secret.slice(-4),
-      label: input.label,
-      description: input.description,
-      active: input.active ?? true,
+    return requestTransaction(this.dataSource, async (manager) => {
+      const key = await this.keys.create(manager, {
+        sellerId,
+        keyHash: hashApiKey(secret),
+        keySuffix: secret.slice(-4),
+        label: input.label,
+        description: input.description,
+        active: input.active ?? true,
+      });
+      await recordAudit(manager, {
+        action: 'api_key.created',
+        sellerId,
+        target: { type: 'api_key', id: key.id },
+        changes: { label: key.label, active: key.active, key_suffix: key.keySuffix },
+      });
+      return {
+        id: key.id,
+        key: secret,
+        active: key.active,
+        label: key.label,
+        description: key.description,
+        created_at: key.createdAt.toISOString(),
+      };
     });
-    return {
-      id: key.id,
-      key: secret,
-      active: key.active,
-      label: key.label,
-      description: key.description,
-      created_at: key.createdAt.toISOString(),
-    };
   }
 
   async list(sellerId: string, page: PageRequest): Promise<Page<ApiKeyResponseDto>> {
@@ -39,28 +58,42 @@ export class ApiKeysService {
   }
 
   async get(sellerId: string, id: string): Promise<ApiKeyResponseDto> {
-    return ApiKeyResponseDto.of(await this.find(sellerId, id));
+    const key = await this.keys.findForSeller(sellerId, id);
+    if (!key) throw notFound();
+    return ApiKeyResponseDto.of(key);
   }
 
   async update(sellerId: string, id: string, changes: UpdateApiKeyDto): Promise<ApiKeyResponseDto> {
-    await this.find(sellerId, id);
-    await this.keys.update(sellerId, id, changes);
+    await this.dataSource.transaction(async (manager) => {
+      const key = await this.keys.lockForSeller(manager, sellerId, id);
+      if (!key) throw notFound();
+      await this.keys.update(manager, sellerId, id, changes);
+      const changed = changedFields(
+        { label: key.label, description: key.description, active: key.active },
+        { label: changes.label, description: changes.description, active: changes.active },
+      );
+      if (Object.keys(changed).length > 0) {
+        await recordAudit(manager, {
+          action: 'api_key.changed',
+          sellerId,
+          target: { type: 'api_key', id },
+          changes: changed,
+        });
+      }
+    });
     return this.get(sellerId, id);
   }
 
   async remove(sellerId: string, id: string): Promise<void> {
-    if (!(await this.keys.softDelete(sellerId, id))) throw notFound();
+    await this.dataSource.transaction(async (manager) => {
+      if (!(await this.keys.softDelete(manager, sellerId, id))) throw notFound();
+      await recordAudit(manager, { action: 'api_key.deleted', sellerId, target: { type: 'api_key', id } });
+    });
   }
 
   /** The key behind a presented secret, active or not; null when unknown or deleted. */
   authenticate(secret: string): Promise<KeyIdentity | null> {
     return this.keys.authenticate(hashApiKey(secret));
-  }
-
-  private async find(sellerId: string, id: string) {
-    const key = await this.keys.findForSeller(sellerId, id);
-    if (!key) throw notFound();
-    return key;
   }
 }
 

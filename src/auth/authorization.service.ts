@@ -1,9 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../common/errors/api-error';
-import { SellersService } from '../sellers/sellers.service';
+import { AccessesRepository, SellerAccess } from '../sellers/accesses.repository';
+import type { AccessRule } from './access.decorators';
 import type { Permission } from './permissions';
-import type { Principal } from './principal';
+import type { Principal, UserPrincipal } from './principal';
 
 export interface SellerCheck {
   permission?: Permission;
@@ -11,15 +12,33 @@ export interface SellerCheck {
 }
 
 /**
- * May this principal act on this seller? A seller's API key acts as its seller only; a user
- * needs an entry in the access table (and the permission, when one is named); superusers
- * pass. A seller the caller cannot see answers exactly like one that does not exist (404),
- * so nothing leaks about other sellers.
+ * Every authorisation decision, in one place: the route rules of `@Authenticated` (credential
+ * kind, superuser, seller and permission), the checks services make on a seller known only
+ * from a record, and the rules of the access table and of the seller's commercial terms. A
+ * user's access is read through the access table's one door (AccessesRepository.accessOf).
  */
 @Injectable()
 export class AuthorizationService {
-  constructor(@Inject(SellersService) private readonly sellers: SellersService) {}
+  constructor(private readonly accesses: AccessesRepository) {}
 
+  /** The route's declared rule, for an authenticated principal (the global guard). */
+  async authorize(principal: Principal, rule: AccessRule, params: Record<string, string>): Promise<void> {
+    if (principal.kind === 'api_key' && rule.credentials === 'jwt') {
+      throw new ForbiddenError('api_key_not_allowed', 'API keys cannot be used on this route; use a user token.');
+    }
+    if (principal.kind === 'user' && rule.credentials === 'api_key') {
+      throw new ForbiddenError('jwt_not_allowed', 'This route takes a seller API key, not a user token.');
+    }
+    if (rule.superuser) this.requireSuperuser(principal);
+    if (rule.seller) await this.authorizeSeller(principal, params[rule.seller], rule);
+  }
+
+  /**
+   * May this principal act on this seller? A seller's API key acts as its seller only; a user
+   * needs an entry in the access table (and the permission, when one is named); superusers
+   * pass. A seller the caller cannot see answers exactly like one that does not exist (404),
+   * so nothing leaks about other sellers.
+   */
   async authorizeSeller(principal: Principal, sellerId: string, check: SellerCheck = {}): Promise<void> {
     const unknownSeller = () =>
       check.unknownSellerIsBadRequest
@@ -31,14 +50,11 @@ export class AuthorizationService {
       if (principal.sellerId.toLowerCase() !== sellerId.toLowerCase()) throw unknownSeller();
       return;
     }
-    const known = principal.sellerAccess?.sellerId === sellerId ? principal.sellerAccess : undefined;
     if (principal.isSuperuser) {
-      if (!(known ? known.exists : await this.sellers.sellerExists(sellerId))) throw unknownSeller();
+      if (!(await this.accesses.sellerExists(sellerId))) throw unknownSeller();
       return;
     }
-    const access = known
-      ? { sellerExists: known.exists, permissions: known.permissions }
-      : await this.sellers.sellerAccess(sellerId, principal.id);
+    const access = await this.accessOf(principal, sellerId);
     if (!access.sellerExists || access.permissions === null) throw unknownSeller();
     if (check.permission && !access.permissions.includes(check.permission)) {
       throw new ForbiddenError(
@@ -48,10 +64,41 @@ export class AuthorizationService {
     }
   }
 
-  /** Superusers only (creating sellers, confirming sandbox payments of any seller). */
+  /** Superusers only (creating sellers, commercial terms, users admin, the audit log). */
   requireSuperuser(principal: Principal): void {
     if (principal.kind !== 'user' || !principal.isSuperuser) {
       throw new ForbiddenError('superuser_required', 'Only a superuser can do this.');
     }
+  }
+
+  /**
+   * Writing a seller's access table (API.md section 3): a user grants only permissions it holds
+   * itself on that seller, and never changes or deletes its own entry; superusers do anything.
+   * `entry` is the entry written (its user, and its permissions before: none for a new one);
+   * `permissions` the permissions it will have (none for a deletion).
+   */
+  async authorizeAccessChange(
+    principal: UserPrincipal,
+    sellerId: string,
+    entry: { userId: string; permissions: Permission[] },
+    permissions: Permission[],
+  ): Promise<void> {
+    if (principal.isSuperuser) return;
+    if (entry.userId === principal.id) {
+      throw new ForbiddenError('own_access_not_changeable', 'You cannot change or delete your own access entry.');
+    }
+    const held = (await this.accessOf(principal, sellerId)).permissions ?? [];
+    const added = permissions.filter((p) => !entry.permissions.includes(p));
+    const notHeld = added.filter((p) => !held.includes(p));
+    if (notHeld.length > 0) {
+      throw new ForbiddenError(
+        'permission_not_grantable',
+        `You can grant only permissions you hold on this seller; you do not hold ${notHeld.map((p) => `"${p}"`).join(', ')}.`,
+      );
+    }
+  }
+
+  private accessOf(principal: UserPrincipal, sellerId: string): Promise<SellerAccess> {
+    return this.accesses.accessOf(principal.id, sellerId, principal.accessVersion);
   }
 }

@@ -5,6 +5,8 @@ import { DataSource } from 'typeorm';
 import { BadRequestError } from '../common/errors/api-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { MailService } from '../mail/mail.service';
+import { PasswordRecoveriesRepository } from './password-recoveries.repository';
+import { RefreshTokensRepository } from './refresh-tokens.repository';
 import { hashPassword } from './users.service';
 import { UsersRepository } from './users.repository';
 
@@ -21,8 +23,10 @@ export const RECOVERY_MAX_ATTEMPTS = 5;
 export class PasswordRecoveryService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(UsersRepository) private readonly users: UsersRepository,
-    @Inject(MailService) private readonly mail: MailService,
+    private readonly users: UsersRepository,
+    private readonly recoveries: PasswordRecoveriesRepository,
+    private readonly refreshTokens: RefreshTokensRepository,
+    private readonly mail: MailService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -32,13 +36,7 @@ export class PasswordRecoveryService {
       const user = await this.users.findByEmail(email, manager);
       if (!user) return;
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-      await manager.query(
-        `INSERT INTO password_recoveries (user_id, code_hash, attempts, expires_at)
-         VALUES ($1, $2, 0, now() + make_interval(mins => $3))
-         ON CONFLICT (user_id) DO UPDATE
-           SET code_hash = EXCLUDED.code_hash, attempts = 0, expires_at = EXCLUDED.expires_at, created_at = now()`,
-        [user.id, this.codeHash(user.id, code), RECOVERY_CODE_TTL_MINUTES],
-      );
+      await this.recoveries.replace(manager, user.id, this.codeHash(user.id, code), RECOVERY_CODE_TTL_MINUTES);
       await this.mail.queue(manager, {
         to: user.email,
         subject: 'Your password recovery code',
@@ -55,29 +53,20 @@ export class PasswordRecoveryService {
     const outcome = await this.dataSource.transaction(async (manager) => {
       const user = await this.users.findByEmail(email, manager);
       if (!user) return 'invalid' as const;
-      const rows: Array<{ code_hash: string; attempts: number; expired: boolean }> = await manager.query(
-        `SELECT code_hash, attempts, expires_at <= now() AS expired FROM password_recoveries WHERE user_id = $1 FOR UPDATE`,
-        [user.id],
-      );
-      const recovery = rows[0];
+      const recovery = await this.recoveries.lockForUser(manager, user.id);
       if (!recovery) return 'invalid' as const;
       if (recovery.expired) {
-        await manager.query('DELETE FROM password_recoveries WHERE user_id = $1', [user.id]);
+        await this.recoveries.burn(manager, user.id);
         return 'invalid' as const;
       }
-      if (!this.matches(recovery.code_hash, this.codeHash(user.id, code))) {
-        if (recovery.attempts + 1 >= RECOVERY_MAX_ATTEMPTS) {
-          await manager.query('DELETE FROM password_recoveries WHERE user_id = $1', [user.id]);
-        } else {
-          await manager.query('UPDATE password_recoveries SET attempts = attempts + 1 WHERE user_id = $1', [user.id]);
-        }
+      if (!this.matches(recovery.codeHash, this.codeHash(user.id, code))) {
+        if (recovery.attempts + 1 >= RECOVERY_MAX_ATTEMPTS) await this.recoveries.burn(manager, user.id);
+        else await this.recoveries.countFailedAttempt(manager, user.id);
         return 'invalid' as const;
       }
-      await manager.query('DELETE FROM password_recoveries WHERE user_id = $1', [user.id]);
+      await this.recoveries.burn(manager, user.id);
       await this.users.resetPassword(manager, user.id, passwordHash);
-      await manager.query('UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [
-        user.id,
-      ]);
+      await this.refreshTokens.revokeAllForUser(manager, user.id);
       return 'done' as const;
     });
     if (outcome === 'invalid') {

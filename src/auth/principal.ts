@@ -1,5 +1,4 @@
 import type { FastifyRequest } from 'fastify';
-import type { Permission } from './permissions';
 
 /** Who is calling, as the authentication guard established it (`request.user`). */
 export type Principal = UserPrincipal | ApiKeyPrincipal;
@@ -8,8 +7,8 @@ export interface UserPrincipal {
   kind: 'user';
   id: string;
   isSuperuser: boolean;
-  /** The user's access to the seller the route acts on, read with the user (see AccessGuard). */
-  sellerAccess?: { sellerId: string; exists: boolean; permissions: Permission[] | null };
+  /** The user's access version, read with the user: which cached access entries are current. */
+  accessVersion: string;
   /** Identity of the credential, e.g. for Idempotency-Key scoping. */
   credentialId: string;
 }
@@ -21,8 +20,4 @@ export interface ApiKeyPrincipal {
   credentialId: string;
 }
 
-export type AuthenticatedRequest = FastifyRequest & {
-  user: Principal;
-  /** Set by the guard before authentication: the seller the route acts on. */
-  routeSellerId?: string;
-};
+export type AuthenticatedRequest = FastifyRequest & { user: Principal };

@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { UnauthorizedError } from '../common/errors/api-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { RefreshTokensRepository } from './refresh-tokens.repository';
 import { UsersRepository } from './users.repository';
 
 export const JWT_ISSUER = 'seller-payments';
@@ -17,6 +16,8 @@ export interface TokenClaims {
   typ: TokenType;
   ver: number;
   jti: string;
+  /** Access tokens: the session, i.e. the `jti` of the refresh token it was issued with. */
+  sid?: string;
   iat: number;
   exp: number;
   iss: string;
@@ -30,27 +31,25 @@ export interface SessionTokens {
 }
 
 /**
- * Access and refresh JWTs (HS256, claims of API.md section 1). Refresh tokens are recorded by
- * their `jti`, so logout revokes one; a password reset bumps the user's token version and
- * with it every earlier token.
+ * Access and refresh JWTs (HS256, claims of API.md section 1). A session is its refresh token,
+ * recorded by its `jti`; the session's access tokens carry that id as `sid`, so a logout ends
+ * the refresh token and its access tokens at once. A password reset bumps the user's token
+ * version and with it every earlier token.
  */
 @Injectable()
 export class TokensService {
   constructor(
-    @Inject(JwtService) private readonly jwt: JwtService,
+    private readonly jwt: JwtService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(UsersRepository) private readonly users: UsersRepository,
+    private readonly refreshTokens: RefreshTokensRepository,
+    private readonly users: UsersRepository,
   ) {}
 
   async issueSession(user: { id: string; tokenVersion: number }): Promise<SessionTokens> {
     const refreshJti = randomUUID();
-    await this.dataSource.query(
-      `INSERT INTO refresh_tokens (jti, user_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`,
-      [refreshJti, user.id, this.config.refreshTokenTtl],
-    );
+    await this.refreshTokens.record(refreshJti, user.id, this.config.refreshTokenTtl);
     return {
-      access: await this.sign(user, 'access', randomUUID()),
+      access: await this.sign(user, 'access', randomUUID(), refreshJti),
       refresh: await this.sign(user, 'refresh', refreshJti),
       access_token_renew_interval: this.config.accessTokenTtl,
     };
@@ -60,16 +59,15 @@ export class TokensService {
   async refresh(refreshToken: string): Promise<{ access: string; access_token_renew_interval: number }> {
     const claims = await this.verifyRefresh(refreshToken);
     return {
-      access: await this.sign({ id: claims.sub, tokenVersion: claims.ver }, 'access', randomUUID()),
+      access: await this.sign({ id: claims.sub, tokenVersion: claims.ver }, 'access', randomUUID(), claims.jti),
       access_token_renew_interval: this.config.accessTokenTtl,
     };
   }
 
+  /** Logout: the refresh token and the access tokens of its session stop working. */
   async revoke(refreshToken: string): Promise<void> {
     const claims = await this.verifyRefresh(refreshToken);
-    await this.dataSource.query('UPDATE refresh_tokens SET revoked_at = now() WHERE jti = $1 AND revoked_at IS NULL', [
-      claims.jti,
-    ]);
+    await this.refreshTokens.revoke(claims.jti);
   }
 
   /** Verifies signature, expiry, issuer, audience and type; throws 401 otherwise. */
@@ -97,20 +95,22 @@ export class TokensService {
 
   private async verifyRefresh(token: string): Promise<TokenClaims> {
     const claims = await this.verify(token, 'refresh');
-    const rows: Array<{ revoked: boolean }> = await this.dataSource.query(
-      `SELECT (revoked_at IS NOT NULL OR expires_at <= now()) AS revoked FROM refresh_tokens WHERE jti = $1 AND user_id = $2`,
-      [claims.jti, claims.sub],
-    );
-    const state = await this.users.credentialState(claims.sub);
-    if (rows.length === 0 || rows[0].revoked || !state || state.tokenVersion !== claims.ver) {
+    const usable = await this.refreshTokens.isUsable(claims.jti, claims.sub);
+    const state = await this.users.credentialState(claims.sub, null);
+    if (!usable || !state || !state.active || state.tokenVersion !== claims.ver) {
       throw new UnauthorizedError('token_revoked', 'The refresh token has been revoked.');
     }
     return claims;
   }
 
-  private sign(user: { id: string; tokenVersion: number }, typ: TokenType, jti: string): Promise<string> {
+  private sign(
+    user: { id: string; tokenVersion: number },
+    typ: TokenType,
+    jti: string,
+    sessionId?: string,
+  ): Promise<string> {
     return this.jwt.signAsync(
-      { typ, ver: user.tokenVersion },
+      { typ, ver: user.tokenVersion, ...(sessionId ? { sid: sessionId } : {}) },
       {
         subject: user.id,
         jwtid: jti,

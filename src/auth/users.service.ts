@@ -1,13 +1,16 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { hash, verify } from '@node-rs/argon2';
 import { DataSource } from 'typeorm';
 import { ConflictError, NotFoundError, UnauthorizedError } from '../common/errors/api-error';
+import { requestTransaction } from '../common/idempotency/request-transaction';
 import { SellersService } from '../sellers/sellers.service';
 import { MeResponseDto, RegisterDto, UserResponseDto } from './dto/user.dto';
 import type { User } from './entities/user.entity';
+import { RefreshTokensRepository } from './refresh-tokens.repository';
 import { SessionTokens, TokensService } from './tokens.service';
 import { normaliseEmail, UsersRepository } from './users.repository';
+import { isUniqueViolation } from '../common/errors/database-errors';
 
 /** Argon2id with the library's defaults (m=19 MiB, t=2, p=1: OWASP's minimum). */
 export const hashPassword = (password: string) => hash(password);
@@ -19,24 +22,22 @@ export class UsersService {
   private readonly decoyHash = hash('decoy password that never matches');
 
   constructor(
-    @Inject(UsersRepository) private readonly users: UsersRepository,
-    @Inject(TokensService) private readonly tokens: TokensService,
-    @Inject(SellersService) private readonly sellers: SellersService,
+    private readonly users: UsersRepository,
+    private readonly tokens: TokensService,
+    private readonly refreshTokens: RefreshTokensRepository,
+    private readonly sellers: SellersService,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   async register(input: RegisterDto): Promise<UserResponseDto> {
     if (await this.users.findByEmail(input.email)) throw emailTaken();
     try {
-      return toUserResponse(
-        await this.users.create({
-          email: input.email,
-          name: input.name.trim(),
-          passwordHash: await hashPassword(input.password),
-        }),
+      const passwordHash = await hashPassword(input.password);
+      return await requestTransaction(this.dataSource, async (manager) =>
+        toUserResponse(await this.users.create({ email: input.email, name: input.name.trim(), passwordHash }, manager)),
       );
     } catch (error) {
-      if ((error as { driverError?: { code?: string } }).driverError?.code === '23505') throw emailTaken();
+      if (isUniqueViolation(error)) throw emailTaken();
       throw error;
     }
   }
@@ -44,7 +45,10 @@ export class UsersService {
   async login(email: string, password: string): Promise<SessionTokens> {
     const user = await this.users.findByEmail(email);
     const valid = await verify(user?.passwordHash ?? (await this.decoyHash), password).catch(() => false);
-    if (!user || !valid) throw new UnauthorizedError('invalid_credentials', 'Invalid e-mail or password.');
+    // A deactivated user gets the same answer as a wrong password.
+    if (!user || !valid || !user.active) {
+      throw new UnauthorizedError('invalid_credentials', 'Invalid e-mail or password.');
+    }
     return this.tokens.issueSession(user);
   }
 
@@ -73,9 +77,7 @@ export class UsersService {
       await this.dataSource.transaction(async (manager) => {
         await this.users.resetPassword(manager, existing.id, passwordHash);
         await this.users.update(existing.id, { isSuperuser: true, ...(name ? { name } : {}) }, manager);
-        await manager.query('UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [
-          existing.id,
-        ]);
+        await this.refreshTokens.revokeAllForUser(manager, existing.id);
       });
       return { user: (await this.users.findById(existing.id))!, created: false };
     }

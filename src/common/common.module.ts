@@ -1,8 +1,9 @@
-import { Global, Inject, Module, OnModuleInit } from '@nestjs/common';
+import { Global, Module, OnModuleInit } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { JobQueue } from '../jobs/job-queue.service';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { IdempotencyRepository } from './idempotency/idempotency.repository';
 import { IdempotencyService } from './idempotency/idempotency.service';
 import { createValidationPipe } from './validation/validation.pipe';
 
@@ -10,6 +11,7 @@ import { createValidationPipe } from './validation/validation.pipe';
 @Global()
 @Module({
   providers: [
+    IdempotencyRepository,
     IdempotencyService,
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_PIPE, useFactory: createValidationPipe },
@@ -19,8 +21,8 @@ import { createValidationPipe } from './validation/validation.pipe';
 })
 export class CommonModule implements OnModuleInit {
   constructor(
-    @Inject(JobQueue) private readonly jobs: JobQueue,
-    @Inject(IdempotencyService) private readonly idempotency: IdempotencyService,
+    private readonly jobs: JobQueue,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
   onModuleInit(): void {

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { createTransport, Transporter } from 'nodemailer';
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { JobQueue } from '../jobs/job-queue.service';
+import { MailOutboxRepository } from './mail-outbox.repository';
 
 export interface OutgoingMail {
   to: string;
@@ -25,8 +25,8 @@ export class MailService implements OnModuleInit {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(JobQueue) private readonly jobs: JobQueue,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly jobs: JobQueue,
+    private readonly outbox: MailOutboxRepository,
   ) {}
 
   onModuleInit(): void {
@@ -40,28 +40,19 @@ export class MailService implements OnModuleInit {
   }
 
   async queue(manager: EntityManager, mail: OutgoingMail): Promise<void> {
-    const [row]: Array<{ id: string }> = await manager.query(
-      `INSERT INTO mail_outbox (recipient, subject, body) VALUES ($1, $2, $3) RETURNING id`,
-      [mail.to, mail.subject, mail.text],
-    );
-    await this.jobs.send(SEND_MAIL, { id: row.id }, {}, manager);
+    const id = await this.outbox.insert(manager, { recipient: mail.to, subject: mail.subject, body: mail.text });
+    await this.jobs.send(SEND_MAIL, { id }, {}, manager);
   }
 
   private async deliver(id: string): Promise<void> {
-    // TypeORM answers an UPDATE … RETURNING with [rows, affected].
-    const [rows]: [Array<{ recipient: string; subject: string; body: string }>, number] = await this.dataSource.query(
-      `UPDATE mail_outbox SET attempts = attempts + 1 WHERE id = $1 AND status = 'pending'
-       RETURNING recipient, subject, body`,
-      [id],
-    );
-    if (rows.length === 0) return; // already delivered
-    const mail = rows[0];
+    const mail = await this.outbox.startAttempt(id);
+    if (!mail) return; // already delivered
     if (!this.transport) {
       this.logger.log(
         { mail: { to: mail.recipient, subject: mail.subject, body: mail.body } },
         'E-mail (no SMTP_URL: logged, not sent)',
       );
-      await this.dataSource.query(`UPDATE mail_outbox SET status = 'logged', sent_at = now() WHERE id = $1`, [id]);
+      await this.outbox.markLogged(id);
       return;
     }
     try {
@@ -72,15 +63,9 @@ export class MailService implements OnModuleInit {
         text: mail.body,
       });
     } catch (error) {
-      await this.dataSource.query(`UPDATE mail_outbox SET last_error = $2 WHERE id = $1`, [
-        id,
-        String((error as Error).message),
-      ]);
+      await this.outbox.recordError(id, String((error as Error).message));
       throw error;
     }
-    // Sent: the body (which may hold a one-time code) is not kept.
-    await this.dataSource.query(`UPDATE mail_outbox SET status = 'sent', sent_at = now(), body = NULL WHERE id = $1`, [
-      id,
-    ]);
+    await this.outbox.markSent(id);
   }
 }

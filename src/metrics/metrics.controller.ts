@@ -1,7 +1,6 @@
-import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
+import { Controller, Get, Header, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/access.decorators';
-import { ApiErrorResponses } from '../openapi/api-error-responses.decorator';
 import type { FastifyReply } from 'fastify';
 import { HttpMetrics } from './http-metrics';
 
@@ -9,13 +8,16 @@ import { HttpMetrics } from './http-metrics';
 @Public()
 @Controller('metrics')
 export class MetricsController {
-  constructor(@Inject(HttpMetrics) private readonly metrics: HttpMetrics) {}
+  constructor(private readonly metrics: HttpMetrics) {}
 
   @Get()
-  @ApiOperation({ summary: 'Prometheus metrics: request counts and latency by route and status' })
+  @ApiOperation({
+    summary: 'Prometheus metrics: request counts and latency by route and status',
+    description:
+      "Prometheus text exposition of the process: HTTP request counts and latency by method, route and status, and the runtime's own metrics.",
+  })
   @ApiProduces('text/plain')
   @ApiOkResponse({ description: 'Prometheus text exposition format.', schema: { type: 'string' } })
-  @ApiErrorResponses(405)
   @Header('cache-control', 'no-store')
   async render(@Res() reply: FastifyReply): Promise<void> {
     reply.header('content-type', this.metrics.contentType).send(await this.metrics.render());

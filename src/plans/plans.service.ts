@@ -1,27 +1,26 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { isUUID } from 'class-validator';
 import { BadRequestError, FieldErrors, NotFoundError, ValidationError } from '../common/errors/api-error';
 import { checkMoney } from '../common/money/money';
+import { requestTransaction } from '../common/idempotency/request-transaction';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { SplitService } from '../split/split.service';
 import { parseSplitDocument } from '../split/split-table';
-import {
-  CreateSplitPlanDto,
-  RatePlanResponseDto,
-  ResolutionResponseDto,
-  SimulateSplitDto,
-  SplitPlanResponseDto,
-} from './dto/plans.dto';
+import { CreateSplitPlanDto, RatePlanResponseDto, SimulateSplitDto, SplitPlanResponseDto } from './dto/plans.dto';
 import type { RatePlan } from './entities/rate-plan.entity';
 import type { SplitPlan } from './entities/split-plan.entity';
 import { PlansRepository } from './plans.repository';
+import { ResolutionResponseDto } from './dto/resolution.dto';
 
 /** Rate plans (read-only here) and split plans (create, read, simulate). */
 @Injectable()
 export class PlansService {
   constructor(
-    @Inject(PlansRepository) private readonly plans: PlansRepository,
-    @Inject(SplitService) private readonly split: SplitService,
+    private readonly plans: PlansRepository,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly split: SplitService,
   ) {}
 
   async listRatePlans(page: PageRequest, search?: string): Promise<Page<RatePlanResponseDto>> {
@@ -60,13 +59,19 @@ export class PlansService {
     if (!isUUID(input.rate_plan) || !(await this.plans.findRatePlan(input.rate_plan))) {
       throw new BadRequestError('rate_plan_not_found', 'The rate plan does not exist.');
     }
-    const plan = await this.plans.createSplitPlan({
-      name: input.name.trim(),
-      ratePlanId: input.rate_plan,
-      splitDetails: cardPresent.normalized,
-      splitDetailsOnline: online.normalized,
-    });
-    return SplitPlanResponseDto.of(plan);
+    return requestTransaction(this.dataSource, async (manager) =>
+      SplitPlanResponseDto.of(
+        await this.plans.createSplitPlan(
+          {
+            name: input.name.trim(),
+            ratePlanId: input.rate_plan,
+            splitDetails: cardPresent.normalized,
+            splitDetailsOnline: online.normalized,
+          },
+          manager,
+        ),
+      ),
+    );
   }
 
   async listSplitPlans(page: PageRequest, search?: string): Promise<Page<SplitPlanResponseDto>> {
@@ -83,11 +88,6 @@ export class PlansService {
     const ratePlan = await this.ratePlan(splitPlan.ratePlanId);
     const amount = checkMoney(input.amount);
     if (!amount.ok) throw ValidationError.of('amount', amount.message);
-    const card = input.payment_type === 'credit' || input.payment_type === 'debit';
-    if (card && !input.card_brand) throw ValidationError.of('card_brand', 'is required for credit and debit');
-    if (input.payment_type !== 'credit' && (input.installments ?? 1) !== 1) {
-      throw ValidationError.of('installments', `must be 1 for ${input.payment_type}`);
-    }
     const resolution = this.split.resolve(
       {
         amount: amount.value,
@@ -99,6 +99,6 @@ export class PlansService {
       ratePlan,
       splitPlan,
     );
-    return SplitService.view(resolution);
+    return ResolutionResponseDto.of(resolution);
   }
 }

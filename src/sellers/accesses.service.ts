@@ -1,31 +1,61 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { UsersRepository } from '../auth/users.repository';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { recordAudit } from '../audit/audit-log';
+import { AuthorizationService } from '../auth/authorization.service';
 import type { Permission } from '../auth/permissions';
+import type { UserPrincipal } from '../auth/principal';
+import { UserDirectory } from '../auth/user-directory.service';
 import { ConflictError, NotFoundError, ValidationError } from '../common/errors/api-error';
+import { requestTransaction } from '../common/idempotency/request-transaction';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
+import { AccessesRepository } from './accesses.repository';
 import { AccessResponseDto, CreateAccessDto } from './dto/access.dto';
-import { SellersRepository } from './sellers.repository';
+import { isUniqueViolation } from '../common/errors/database-errors';
 
-/** The access table of a seller: who may do what there. */
+/**
+ * The access table of a seller: who may do what there. Who may write it is decided by
+ * AuthorizationService (no granting what one does not hold, no editing one's own entry);
+ * every write is audited in its transaction.
+ */
 @Injectable()
 export class AccessesService {
   constructor(
-    @Inject(SellersRepository) private readonly sellers: SellersRepository,
-    @Inject(UsersRepository) private readonly users: UsersRepository,
+    private readonly accesses: AccessesRepository,
+    private readonly users: UserDirectory,
+    private readonly authorization: AuthorizationService,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
-  async grant(sellerId: string, input: CreateAccessDto): Promise<AccessResponseDto> {
+  async grant(principal: UserPrincipal, sellerId: string, input: CreateAccessDto): Promise<AccessResponseDto> {
     if ((input.user === undefined) === (input.email === undefined)) {
       throw ValidationError.of('user', 'give either user (an id) or email');
     }
-    const user = input.user ? await this.users.findById(input.user) : await this.users.findByEmail(input.email!);
+    const user = await this.users.find(input.user ? { id: input.user } : { email: input.email! });
     if (!user) throw ValidationError.of(input.user ? 'user' : 'email', 'must name an existing user');
+    await this.authorization.authorizeAccessChange(
+      principal,
+      sellerId,
+      { userId: user.id, permissions: [] },
+      input.permissions,
+    );
     try {
-      return AccessResponseDto.of(
-        await this.sellers.createAccess({ sellerId, userId: user.id, permissions: input.permissions }),
-      );
+      return await requestTransaction(this.dataSource, async (manager) => {
+        const created = await this.accesses.create(manager, {
+          sellerId,
+          userId: user.id,
+          permissions: input.permissions,
+        });
+        await recordAudit(manager, {
+          action: 'access.granted',
+          sellerId,
+          target: { type: 'access', id: created.id },
+          changes: { user: user.id, permissions: created.permissions },
+        });
+        return AccessResponseDto.of(created);
+      });
     } catch (error) {
-      if ((error as { driverError?: { code?: string } }).driverError?.code === '23505') {
+      if (isUniqueViolation(error)) {
         throw new ConflictError('access_exists', 'This user already has an access to the seller; update it instead.');
       }
       throw error;
@@ -33,23 +63,47 @@ export class AccessesService {
   }
 
   async list(sellerId: string, page: PageRequest): Promise<Page<AccessResponseDto>> {
-    return toPage(await this.sellers.listAccesses(sellerId, page), page, (a) => a.seq, AccessResponseDto.of);
+    return toPage(await this.accesses.listForSeller(sellerId, page), page, (a) => a.seq, AccessResponseDto.of);
   }
 
-  async update(sellerId: string, id: string, permissions: Permission[]): Promise<AccessResponseDto> {
-    await this.find(sellerId, id);
-    await this.sellers.updateAccess(sellerId, id, permissions);
-    return AccessResponseDto.of(await this.find(sellerId, id));
+  async update(
+    principal: UserPrincipal,
+    sellerId: string,
+    id: string,
+    permissions: Permission[],
+  ): Promise<AccessResponseDto> {
+    const access = await this.dataSource.transaction(async (manager) => {
+      const current = await this.accesses.lockForSeller(manager, sellerId, id);
+      if (!current) throw accessNotFound();
+      await this.authorization.authorizeAccessChange(principal, sellerId, current, permissions);
+      await this.accesses.updatePermissions(manager, sellerId, id, permissions);
+      await recordAudit(manager, {
+        action: 'access.changed',
+        sellerId,
+        target: { type: 'access', id },
+        changes: { user: current.userId, permissions: { from: current.permissions, to: permissions } },
+      });
+      return (await this.accesses.findForSeller(sellerId, id, manager))!;
+    });
+    return AccessResponseDto.of(access);
   }
 
-  async revoke(sellerId: string, id: string): Promise<void> {
-    await this.find(sellerId, id);
-    await this.sellers.deleteAccess(sellerId, id);
+  async revoke(principal: UserPrincipal, sellerId: string, id: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const current = await this.accesses.lockForSeller(manager, sellerId, id);
+      if (!current) throw accessNotFound();
+      await this.authorization.authorizeAccessChange(principal, sellerId, current, []);
+      await this.accesses.delete(manager, sellerId, id);
+      await recordAudit(manager, {
+        action: 'access.revoked',
+        sellerId,
+        target: { type: 'access', id },
+        changes: { user: current.userId, permissions: current.permissions },
+      });
+    });
   }
+}
 
-  private async find(sellerId: string, id: string) {
-    const access = await this.sellers.findAccess(sellerId, id);
-    if (!access) throw new NotFoundError('Access not found.', 'access_not_found');
-    return access;
-  }
+function accessNotFound(): NotFoundError {
+  return new NotFoundError('Access not found.', 'access_not_found');
 }

@@ -2,31 +2,24 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { applyKeyset, PageRequest } from '../common/pagination/pagination';
-import type { Permission } from '../auth/permissions';
 import { Access } from './entities/access.entity';
 import { Seller } from './entities/seller.entity';
 import { Subaccount } from './entities/subaccount.entity';
 
-export interface SellerAccess {
-  sellerExists: boolean;
-  /** The user's permissions on the seller, or null without an access entry. */
-  permissions: Permission[] | null;
-}
-
-/** SQL of sellers, sub-accounts and the access table. Seller-owned rows are read by seller id. */
+/** SQL of sellers and sub-accounts (the access table: AccessesRepository). Seller-owned rows are read by seller id. */
 @Injectable()
 export class SellersRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @InjectRepository(Seller) private readonly sellers: Repository<Seller>,
     @InjectRepository(Subaccount) private readonly subaccounts: Repository<Subaccount>,
-    @InjectRepository(Access) private readonly accesses: Repository<Access>,
   ) {}
 
   // ---- sellers
 
-  createSeller(input: Pick<Seller, 'name' | 'document' | 'email'>): Promise<Seller> {
-    return this.sellers.save(this.sellers.create({ ...input, splitParticipants: {} }));
+  createSeller(input: Pick<Seller, 'name' | 'document' | 'email'>, manager?: EntityManager): Promise<Seller> {
+    const repo = manager?.getRepository(Seller) ?? this.sellers;
+    return repo.save(repo.create({ ...input, splitParticipants: {} }));
   }
 
   findSellerByDocument(document: string): Promise<Seller | null> {
@@ -37,13 +30,19 @@ export class SellersRepository {
     return this.sellers.findOneBy({ id });
   }
 
+  /** The seller, locked until the end of the caller's transaction. */
+  lockSeller(manager: EntityManager, id: string): Promise<Seller | null> {
+    return manager.getRepository(Seller).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
   async updateSeller(
+    manager: EntityManager,
     id: string,
     changes: Partial<
       Pick<Seller, 'name' | 'email' | 'ratePlanId' | 'splitPlanId' | 'developerAccount' | 'splitParticipants'>
     >,
   ): Promise<void> {
-    await this.sellers.update({ id }, changes);
+    await manager.getRepository(Seller).update({ id }, changes);
   }
 
   /** Sellers of a page; for a user who is not a superuser, only those with an access entry. */
@@ -74,50 +73,6 @@ export class SellersRepository {
 
   listSubaccounts(sellerId: string, page: PageRequest): Promise<Subaccount[]> {
     const query = this.subaccounts.createQueryBuilder('a').where('a.seller_id = :sellerId', { sellerId });
-    return applyKeyset(query, 'a.seq', page).getMany();
-  }
-
-  // ---- access table
-
-  /** Whether the seller exists and the user's permissions there, in one lookup. */
-  async sellerAccess(sellerId: string, userId: string): Promise<SellerAccess> {
-    const rows: Array<{ permissions: Permission[] | null }> = await this.dataSource.query(
-      `SELECT a.permissions FROM sellers s
-       LEFT JOIN accesses a ON a.seller_id = s.id AND a.user_id = $2
-       WHERE s.id = $1`,
-      [sellerId, userId],
-    );
-    return rows.length === 0
-      ? { sellerExists: false, permissions: null }
-      : { sellerExists: true, permissions: rows[0].permissions };
-  }
-
-  async sellerExists(sellerId: string): Promise<boolean> {
-    return (await this.dataSource.query('SELECT 1 FROM sellers WHERE id = $1', [sellerId])).length > 0;
-  }
-
-  accessesOfUser(userId: string): Promise<Access[]> {
-    return this.accesses.find({ where: { userId }, order: { createdAt: 'ASC' } });
-  }
-
-  findAccess(sellerId: string, id: string): Promise<Access | null> {
-    return this.accesses.findOneBy({ sellerId, id });
-  }
-
-  createAccess(input: Pick<Access, 'userId' | 'sellerId' | 'permissions'>): Promise<Access> {
-    return this.accesses.save(this.accesses.create(input));
-  }
-
-  async updateAccess(sellerId: string, id: string, permissions: Permission[]): Promise<void> {
-    await this.accesses.update({ sellerId, id }, { permissions });
-  }
-
-  async deleteAccess(sellerId: string, id: string): Promise<void> {
-    await this.accesses.delete({ sellerId, id });
-  }
-
-  listAccesses(sellerId: string, page: PageRequest): Promise<Access[]> {
-    const query = this.accesses.createQueryBuilder('a').where('a.seller_id = :sellerId', { sellerId });
     return applyKeyset(query, 'a.seq', page).getMany();
   }
 }

@@ -1,8 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import type { Permission } from '../auth/permissions';
+import { recordAudit } from '../audit/audit-log';
+import { changedFields } from '../audit/changes';
+import { AuthorizationService } from '../auth/authorization.service';
 import type { Principal } from '../auth/principal';
 import {
   BadRequestError,
@@ -11,6 +13,7 @@ import {
   NotFoundError,
   ValidationError,
 } from '../common/errors/api-error';
+import { requestTransaction } from '../common/idempotency/request-transaction';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { PlansService } from '../plans/plans.service';
 import { VirtualAccountsService } from '../virtual-accounts/virtual-accounts.service';
@@ -18,32 +21,37 @@ import { normaliseDocument } from './document';
 import { CreateSellerDto, SellerResponseDto, UpdateSellerDto } from './dto/seller.dto';
 import { SubaccountResponseDto } from './dto/subaccount.dto';
 import { Seller } from './entities/seller.entity';
-import { SellerAccess, SellersRepository } from './sellers.repository';
+import { AccessesRepository } from './accesses.repository';
+import { SellersRepository } from './sellers.repository';
+import { isUniqueViolation } from '../common/errors/database-errors';
 
-const MAX_PARTICIPANTS = 50;
+const COMMERCIAL_TERMS = ['rate_plan', 'split_plan', 'developer_account', 'split_participants'] as const;
 
 @Injectable()
 export class SellersService {
   constructor(
-    @Inject(SellersRepository) private readonly sellers: SellersRepository,
+    private readonly sellers: SellersRepository,
+    private readonly accesses: AccessesRepository,
+    private readonly authorization: AuthorizationService,
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(PlansService) private readonly plans: PlansService,
-    @Inject(VirtualAccountsService) private readonly virtualAccounts: VirtualAccountsService,
+    private readonly plans: PlansService,
+    private readonly virtualAccounts: VirtualAccountsService,
   ) {}
 
   async create(input: CreateSellerDto): Promise<SellerResponseDto> {
     const document = normaliseDocument(input.document);
     if (!document) throw ValidationError.of('document', 'must be a valid CPF (11 digits) or CNPJ (14 digits)');
     try {
-      return SellerResponseDto.of(
-        await this.sellers.createSeller({
-          name: input.name.trim(),
-          document: document.digits,
-          email: input.email.toLowerCase(),
-        }),
+      return await requestTransaction(this.dataSource, async (manager) =>
+        SellerResponseDto.of(
+          await this.sellers.createSeller(
+            { name: input.name.trim(), document: document.digits, email: input.email.toLowerCase() },
+            manager,
+          ),
+        ),
       );
     } catch (error) {
-      if ((error as { driverError?: { constraint?: string } }).driverError?.constraint === 'sellers_document') {
+      if (isUniqueViolation(error, 'sellers_document')) {
         throw new ConflictError('seller_exists', 'A seller with this document already exists.');
       }
       throw error;
@@ -77,41 +85,48 @@ export class SellersService {
     return this.sellers.unknownAccounts(ids);
   }
 
-  async update(id: string, changes: UpdateSellerDto): Promise<SellerResponseDto> {
-    const problems: FieldErrors = {};
+  /**
+   * `seller.manage` edits `name` and `email`; the commercial terms (`rate_plan`, `split_plan`,
+   * `developer_account`, `split_participants`) are the platform's: superusers only, and audited.
+   */
+  async update(principal: Principal, id: string, changes: UpdateSellerDto): Promise<SellerResponseDto> {
+    if (COMMERCIAL_TERMS.some((term) => changes[term] !== undefined)) this.authorization.requireSuperuser(principal);
     const participants = changes.split_participants;
-    if (participants !== undefined) {
-      const entries = Object.entries(participants);
-      if (entries.length > MAX_PARTICIPANTS)
-        problems.split_participants = [`must have at most ${MAX_PARTICIPANTS} labels`];
-      for (const [label, account] of entries) {
-        if (label.trim() === '' || label.length > 100)
-          problems[`split_participants.${label}`] = ['label must be 1 to 100 characters'];
-        else if (!isUUID(account)) problems[`split_participants.${label}`] = ['must be the UUID of a unified account'];
-      }
-    }
-    if (Object.keys(problems).length === 0) {
-      const wanted = [
-        ...(changes.developer_account ? [changes.developer_account] : []),
-        ...Object.values(participants ?? {}),
-      ];
-      const unknown = new Set(await this.sellers.unknownAccounts(wanted));
-      if (changes.developer_account && unknown.has(changes.developer_account)) {
-        problems.developer_account = ['must be an existing unified account'];
-      }
-      for (const [label, account] of Object.entries(participants ?? {})) {
-        if (unknown.has(account)) problems[`split_participants.${label}`] = ['must be an existing unified account'];
-      }
-    }
-    if (Object.keys(problems).length > 0) throw new ValidationError(problems);
+    await this.checkAccountsExist(changes.developer_account, participants);
     const plans = await this.checkPlans(id, changes);
 
-    await this.sellers.updateSeller(id, {
-      ...plans,
-      ...(changes.name !== undefined ? { name: changes.name.trim() } : {}),
-      ...(changes.email !== undefined ? { email: changes.email.toLowerCase() } : {}),
-      ...(changes.developer_account !== undefined ? { developerAccount: changes.developer_account } : {}),
-      ...(participants !== undefined ? { splitParticipants: participants } : {}),
+    await this.dataSource.transaction(async (manager) => {
+      const before = await this.sellers.lockSeller(manager, id);
+      if (!before) throw new NotFoundError('Seller not found.', 'seller_not_found');
+      await this.sellers.updateSeller(manager, id, {
+        ...plans,
+        ...(changes.name !== undefined ? { name: changes.name.trim() } : {}),
+        ...(changes.email !== undefined ? { email: changes.email.toLowerCase() } : {}),
+        ...(changes.developer_account !== undefined ? { developerAccount: changes.developer_account } : {}),
+        ...(participants !== undefined ? { splitParticipants: participants } : {}),
+      });
+      const terms = changedFields(
+        {
+          rate_plan: before.ratePlanId,
+          split_plan: before.splitPlanId,
+          developer_account: before.developerAccount,
+          split_participants: before.splitParticipants,
+        },
+        {
+          rate_plan: plans.ratePlanId,
+          split_plan: plans.splitPlanId,
+          developer_account: changes.developer_account,
+          split_participants: participants,
+        },
+      );
+      if (Object.keys(terms).length > 0) {
+        await recordAudit(manager, {
+          action: 'seller.commercial_terms_changed',
+          sellerId: id,
+          target: { type: 'seller', id },
+          changes: terms,
+        });
+      }
     });
     return this.get(id);
   }
@@ -120,6 +135,27 @@ export class SellersService {
    * The seller's plans after the change: both must exist, and the split plan must distribute
    * the seller's rate plan (spec 2.3: a split plan is applied on top of its rate plan).
    */
+  /**
+   * The unified accounts a change names must exist: a rule of the database, so checked here;
+   * their form (UUIDs, labels) is declared on UpdateSellerDto.
+   */
+  private async checkAccountsExist(
+    developerAccount: string | null | undefined,
+    participants: Record<string, string> | undefined,
+  ): Promise<void> {
+    const wanted = [...(developerAccount ? [developerAccount] : []), ...Object.values(participants ?? {})];
+    if (wanted.length === 0) return;
+    const unknown = new Set(await this.sellers.unknownAccounts(wanted));
+    const problems: FieldErrors = {};
+    if (developerAccount && unknown.has(developerAccount)) {
+      problems.developer_account = ['must be an existing unified account'];
+    }
+    for (const [label, account] of Object.entries(participants ?? {})) {
+      if (unknown.has(account)) problems[`split_participants.${label}`] = ['must be an existing unified account'];
+    }
+    if (Object.keys(problems).length > 0) throw new ValidationError(problems);
+  }
+
   private async checkPlans(
     id: string,
     changes: UpdateSellerDto,
@@ -147,29 +183,19 @@ export class SellersService {
     };
   }
 
-  /** Whether the seller exists and a user's permissions there (authorization reads this). */
-  sellerAccess(sellerId: string, userId: string): Promise<SellerAccess> {
-    return this.sellers.sellerAccess(sellerId, userId);
-  }
-
-  sellerExists(sellerId: string): Promise<boolean> {
-    return this.sellers.sellerExists(sellerId);
-  }
-
   /** A user's accesses, as `/user/me/` lists them. */
   async accessesOfUser(userId: string): Promise<Array<{ seller: string; permissions: Permission[] }>> {
-    const accesses = await this.sellers.accessesOfUser(userId);
+    const accesses = await this.accesses.accessesOfUser(userId);
     return accesses.map((a) => ({ seller: a.sellerId, permissions: a.permissions }));
   }
 
   /** A sub-account and its virtual account (same id), created together. */
   async createSubaccount(sellerId: string, name: string): Promise<SubaccountResponseDto> {
-    const sub = await this.dataSource.transaction(async (manager) => {
+    return requestTransaction(this.dataSource, async (manager) => {
       const created = await this.sellers.createSubaccount(manager, sellerId, name.trim());
       await this.virtualAccounts.open(manager, { id: created.id, sellerId, name: created.name });
-      return created;
+      return SubaccountResponseDto.of(created);
     });
-    return SubaccountResponseDto.of(sub);
   }
 
   async listSubaccounts(sellerId: string, page: PageRequest): Promise<Page<SubaccountResponseDto>> {

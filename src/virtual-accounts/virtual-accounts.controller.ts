@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/access.decorators';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
@@ -6,7 +6,6 @@ import { PageOf, PageQueryDto, toPageRequest } from '../common/pagination/pagina
 import { UuidParam } from '../common/validation/uuid-param';
 import { ApiErrorResponses } from '../openapi/api-error-responses.decorator';
 import {
-  DepositDto,
   PayDto,
   PostingResponseDto,
   PostingsQueryDto,
@@ -15,9 +14,9 @@ import {
 } from './dto/virtual-account.dto';
 import { VirtualAccountsService } from './virtual-accounts.service';
 
-const view = { seller: 'account_id', permission: 'virtualaccounts.view' } as const;
-const operate = { seller: 'account_id', permission: 'virtualaccounts.operate' } as const;
-const NOT_FOUND = 'Virtual account not found.';
+export const VIEW = { seller: 'account_id', permission: 'virtualaccounts.view' } as const;
+export const OPERATE = { seller: 'account_id', permission: 'virtualaccounts.operate' } as const;
+export const NOT_FOUND = 'Virtual account not found.';
 
 /**
  * Virtual accounts of a seller. There is no DELETE, not even for administrators: it would
@@ -26,11 +25,14 @@ const NOT_FOUND = 'Virtual account not found.';
 @ApiTags('virtual accounts')
 @Controller('uniconta/seller/:account_id/virtualaccounts')
 export class VirtualAccountsController {
-  constructor(@Inject(VirtualAccountsService) private readonly accounts: VirtualAccountsService) {}
+  constructor(private readonly accounts: VirtualAccountsService) {}
 
   @Get()
-  @Authenticated(view)
-  @ApiOperation({ summary: "The seller's virtual accounts" })
+  @Authenticated(VIEW)
+  @ApiOperation({
+    summary: "The seller's virtual accounts",
+    description: "The seller's virtual accounts (its own and its sub-accounts'), with their balances.",
+  })
   @ApiOkResponse({ type: PageOf(VirtualAccountResponseDto) })
   @ApiErrorResponses(400)
   list(@Param('account_id') sellerId: string, @Query() query: PageQueryDto) {
@@ -38,8 +40,12 @@ export class VirtualAccountsController {
   }
 
   @Get(':id')
-  @Authenticated(view)
-  @ApiOperation({ summary: 'One virtual account with its balance' })
+  @Authenticated(VIEW)
+  @ApiOperation({
+    summary: 'One virtual account with its balance',
+    description:
+      'The account and its balance. Accounts are never deleted (DELETE answers 405): that would destroy accounting history; empty one with a transfer instead.',
+  })
   @ApiOkResponse({ type: VirtualAccountResponseDto })
   @ApiErrorResponses(405)
   get(
@@ -50,8 +56,12 @@ export class VirtualAccountsController {
   }
 
   @Get(':id/postings')
-  @Authenticated(view)
-  @ApiOperation({ summary: 'Statement: postings newest first, each with the balance after it' })
+  @Authenticated(VIEW)
+  @ApiOperation({
+    summary: 'Statement: postings newest first, each with the balance after it',
+    description:
+      "The account's postings, newest first, each with the balance after it and its `status` (`processing`, `completed`, `failed`); filters `type`, `created_after`, `created_before`.",
+  })
   @ApiOkResponse({ type: PageOf(PostingResponseDto) })
   @ApiErrorResponses(400)
   postings(
@@ -62,24 +72,15 @@ export class VirtualAccountsController {
     return this.accounts.postings(sellerId, id, query, toPageRequest(query));
   }
 
-  @Post(':id/deposit')
-  @Authenticated(operate)
-  @Idempotent()
-  @ApiOperation({ summary: 'Deposit money into the virtual account' })
-  @ApiCreatedResponse({ type: PostingResponseDto })
-  @ApiErrorResponses(400, 409, 422)
-  deposit(
-    @Param('account_id') sellerId: string,
-    @UuidParam('id', NOT_FOUND, 'virtual_account_not_found') id: string,
-    @Body() body: DepositDto,
-  ): Promise<PostingResponseDto> {
-    return this.accounts.deposit(sellerId, id, body);
-  }
-
   @Post(':id/pay')
-  @Authenticated(operate)
+  @Authenticated(OPERATE)
   @Idempotent()
-  @ApiOperation({ summary: 'Pay a bill from the virtual account (400 insufficient_funds past the balance)' })
+  @ApiOperation({
+    summary:
+      'Pay a bill from the virtual account: a payout, `processing` until it completes or fails (400 insufficient_funds past the balance)',
+    description:
+      'Pays a bill (`barcode`, `payee`) from the balance: the amount is posted at once (reserved) with `status: processing` and sent through the payout port; it becomes `completed`, or `failed` with a `reversal` posting that gives the money back. The balance never goes below zero: 400 `insufficient_funds`, and nothing is written.',
+  })
   @ApiCreatedResponse({ type: PostingResponseDto })
   @ApiErrorResponses(400, 409, 422)
   pay(
@@ -91,9 +92,14 @@ export class VirtualAccountsController {
   }
 
   @Post(':id/transfer')
-  @Authenticated(operate)
+  @Authenticated(OPERATE)
   @Idempotent()
-  @ApiOperation({ summary: 'Transfer out: to another virtual account, a PIX key or a bank account' })
+  @ApiOperation({
+    summary:
+      'Transfer out: to another virtual account (completes at once), or a PIX key or bank account (a payout, `processing` until it completes or fails)',
+    description:
+      'Moves money to another virtual account (completed at once), or out to a PIX key or bank account (a payout: `processing`, then `completed`, or `failed` with a reversal that gives the money back). Sandbox: the PIX key `fail@sandbox.test` and the bank account `0000000` fail. 400 `insufficient_funds` past the balance, and nothing is written.',
+  })
   @ApiCreatedResponse({ type: PostingResponseDto })
   @ApiErrorResponses(400, 409, 422)
   transfer(

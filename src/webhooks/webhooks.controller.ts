@@ -47,7 +47,12 @@ export class WebhooksController {
   constructor(@Inject(WebhooksService) private readonly webhooks: WebhooksService) {}
 
   @Post()
-  @ApiOperation({ summary: 'Register an endpoint (the signing secret is shown only in this response)' })
+  @Idempotent({ secret: true })
+  @ApiOperation({
+    summary: 'Register an endpoint (the signing secret is shown only in this response)',
+    description:
+      '`url` (https; private and internal addresses refused with 400 `webhook_url_not_allowed`), `events` (types or `["*"]`), `description`, `active`. The `secret` (`whsec_…`) is in this answer and never again; a replay with the same Idempotency-Key answers 409 `idempotency_secret_not_replayable` with the id. At most 16 endpoints per seller (409 `webhook_limit_reached`).',
+  })
   @ApiCreatedResponse({ type: CreatedWebhookResponseDto })
   @ApiErrorResponses(400, 409)
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateWebhookDto): Promise<CreatedWebhookResponseDto> {
@@ -55,7 +60,10 @@ export class WebhooksController {
   }
 
   @Get()
-  @ApiOperation({ summary: "The seller's endpoints (never the secret)" })
+  @ApiOperation({
+    summary: "The seller's endpoints (never the secret)",
+    description: "Cursor list of the API key's seller's endpoints, newest first; never the secret.",
+  })
   @ApiOkResponse({ type: PageOf(WebhookResponseDto) })
   @ApiErrorResponses(400)
   list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
@@ -63,14 +71,21 @@ export class WebhooksController {
   }
 
   @Get('event_types')
-  @ApiOperation({ summary: 'Every event type, with what it means' })
+  @ApiOperation({
+    summary: 'Every event type, with what it means',
+    description: 'Every event type an endpoint can receive, with a description.',
+  })
   @ApiOkResponse({ type: [EventTypeDto] })
   eventTypes(): EventTypeDto[] {
     return this.webhooks.eventTypes();
   }
 
   @Get('events')
-  @ApiOperation({ summary: "The seller's events, newest first (for backends that poll or catch up)" })
+  @ApiOperation({
+    summary: "The seller's events, newest first (for backends that poll or catch up)",
+    description:
+      "The API key's seller's events as they were recorded (`data` as the API showed the record then), newest first; filters `type` and `created_after`. Kept 90 days.",
+  })
   @ApiOkResponse({ type: PageOf(EventResponseDto) })
   @ApiErrorResponses(400)
   events(@CurrentPrincipal() principal: Principal, @Query() query: EventListQueryDto) {
@@ -78,7 +93,10 @@ export class WebhooksController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'One endpoint (never the secret)' })
+  @ApiOperation({
+    summary: 'One endpoint (never the secret)',
+    description: "One endpoint of the seller; another seller's answers 404.",
+  })
   @ApiOkResponse({ type: WebhookResponseDto })
   @ApiErrorResponses(404)
   get(@CurrentPrincipal() principal: Principal, @Endpoint() id: string): Promise<WebhookResponseDto> {
@@ -86,7 +104,11 @@ export class WebhooksController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Change url, events, description or active' })
+  @ApiOperation({
+    summary: 'Change url, events, description or active',
+    description:
+      'Changes `url` (checked as on creation), `events`, `description` or `active`. Deactivating fails the pending deliveries; reactivating clears `disabled_reason`.',
+  })
   @ApiOkResponse({ type: WebhookResponseDto })
   @ApiErrorResponses(400, 404)
   update(
@@ -99,7 +121,11 @@ export class WebhooksController {
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete an endpoint (its deliveries are kept)' })
+  @ApiOperation({
+    summary: 'Delete an endpoint (its deliveries are kept)',
+    description:
+      'Soft delete: the endpoint stops receiving at once, its pending deliveries fail, its deliveries stay readable in the database.',
+  })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrorResponses(404)
   async remove(@CurrentPrincipal() principal: Principal, @Endpoint() id: string): Promise<void> {
@@ -108,7 +134,11 @@ export class WebhooksController {
 
   @Post(':id/rotate_secret')
   @HttpCode(200)
-  @ApiOperation({ summary: 'New signing secret; the old one keeps signing too for 24 hours' })
+  @ApiOperation({
+    summary: 'New signing secret; the old one keeps signing too for 24 hours',
+    description:
+      'Answers the new `secret` (shown only here). For 24 hours each request carries two `v1,` signatures, one per secret, so receivers can switch without losing requests.',
+  })
   @ApiOkResponse({ type: WebhookSecretResponseDto })
   @ApiErrorResponses(404)
   rotateSecret(@CurrentPrincipal() principal: Principal, @Endpoint() id: string): Promise<WebhookSecretResponseDto> {
@@ -118,7 +148,11 @@ export class WebhooksController {
   @Post(':id/test')
   @HttpCode(202)
   @Idempotent()
-  @ApiOperation({ summary: 'Send a webhook.test event to this endpoint only' })
+  @ApiOperation({
+    summary: 'Send a webhook.test event to this endpoint only',
+    description:
+      'Records a `webhook.test` event and queues its delivery to this endpoint only; answers the delivery. 409 `webhook_inactive` for an inactive endpoint.',
+  })
   @ApiAcceptedResponse({ type: DeliveryResponseDto })
   @ApiErrorResponses(404, 409)
   test(@CurrentPrincipal() principal: Principal, @Endpoint() id: string): Promise<DeliveryResponseDto> {
@@ -128,7 +162,11 @@ export class WebhooksController {
   @Post(':id/replay')
   @HttpCode(202)
   @Idempotent()
-  @ApiOperation({ summary: "Deliver the seller's events of a period again (recovery after an outage)" })
+  @ApiOperation({
+    summary: "Deliver the seller's events of a period again (recovery after an outage)",
+    description:
+      '`since`, `until` (default now), `event_types`: queues again every event of the seller in the period that this endpoint receives, with a fresh retry schedule; answers how many. One delivery per (endpoint, event).',
+  })
   @ApiAcceptedResponse({ type: ReplayResponseDto })
   @ApiErrorResponses(400, 404, 409)
   replay(
@@ -140,7 +178,11 @@ export class WebhooksController {
   }
 
   @Get(':id/deliveries')
-  @ApiOperation({ summary: "The endpoint's deliveries, newest first" })
+  @ApiOperation({
+    summary: "The endpoint's deliveries, newest first",
+    description:
+      "Cursor list, filters `status` and `event_type`: attempts so far, the last answer (status, first 1 KiB of the body) or error, and the next attempt's time while pending.",
+  })
   @ApiOkResponse({ type: PageOf(DeliveryResponseDto) })
   @ApiErrorResponses(400, 404)
   deliveries(@CurrentPrincipal() principal: Principal, @Endpoint() id: string, @Query() query: DeliveryListQueryDto) {
@@ -148,7 +190,10 @@ export class WebhooksController {
   }
 
   @Get(':id/deliveries/:delivery_id/attempts')
-  @ApiOperation({ summary: 'Every attempt of a delivery: status code, duration, error' })
+  @ApiOperation({
+    summary: 'Every attempt of a delivery: status code, duration, error',
+    description: "Every attempt of the delivery (cursor list): start, duration, the answer's status code or the error.",
+  })
   @ApiOkResponse({ type: PageOf(AttemptResponseDto) })
   @ApiErrorResponses(400, 404)
   attempts(
@@ -163,7 +208,11 @@ export class WebhooksController {
   @Post(':id/deliveries/:delivery_id/retry')
   @HttpCode(202)
   @Idempotent()
-  @ApiOperation({ summary: 'One more attempt now, whatever the state' })
+  @ApiOperation({
+    summary: 'One more attempt now, whatever the state',
+    description:
+      'Queues one attempt now: a pending delivery keeps its schedule; a finished one gets a single attempt. The `webhook-id` stays the event id.',
+  })
   @ApiAcceptedResponse({ type: DeliveryResponseDto })
   @ApiErrorResponses(404, 409)
   retry(

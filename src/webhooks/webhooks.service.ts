@@ -9,6 +9,7 @@ import {
   NotFoundError,
   ValidationError,
 } from '../common/errors/api-error';
+import { requestTransaction } from '../common/idempotency/request-transaction';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { RETRY_SCHEDULE_MS } from './delivery-policy';
@@ -53,7 +54,7 @@ export class WebhooksService {
     const events = checkEventTypes('events', input.events, true);
     const url = await this.checkUrl(input.url);
     const secret = generateWebhookSecret();
-    const row = await this.dataSource.transaction(async (manager) => {
+    return requestTransaction(this.dataSource, async (manager) => {
       await this.webhooks.lockSellerEndpoints(manager, sellerId);
       if ((await this.webhooks.countForSeller(manager, sellerId)) >= MAX_ENDPOINTS_PER_SELLER) {
         throw new ConflictError(
@@ -75,9 +76,8 @@ export class WebhooksService {
         target: { type: 'webhook', id: created.id },
         changes: { url, events, active: created.active, description: created.description },
       });
-      return created;
+      return { ...WebhookResponseDto.of(created), secret };
     });
-    return { ...WebhookResponseDto.of(row), secret };
   }
 
   async list(sellerId: string, page: PageRequest): Promise<Page<WebhookResponseDto>> {
@@ -94,11 +94,11 @@ export class WebhooksService {
     if (input.url !== undefined) changes.url = await this.checkUrl(input.url);
     if (input.description !== undefined) changes.description = input.description;
     if (input.active !== undefined) changes.active = input.active;
-    const row = await this.dataSource.transaction(async (manager) => {
+    return requestTransaction(this.dataSource, async (manager) => {
       const before = await this.webhooks.lockEndpoint(manager, sellerId, id);
       if (!before) throw notFound();
       const diff = differences(before, changes);
-      if (Object.keys(diff).length === 0) return before;
+      if (Object.keys(diff).length === 0) return WebhookResponseDto.of(before);
       const after = await this.webhooks.updateEndpoint(manager, id, changes);
       if (changes.active === false && before.active) {
         await this.webhooks.failPendingDeliveries(manager, id, 'Endpoint deactivated before this delivery was sent.');
@@ -109,13 +109,12 @@ export class WebhooksService {
         target: { type: 'webhook', id },
         changes: diff,
       });
-      return after;
+      return WebhookResponseDto.of(after);
     });
-    return WebhookResponseDto.of(row);
   }
 
   async remove(sellerId: string, id: string): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
+    await requestTransaction(this.dataSource, async (manager) => {
       if (!(await this.webhooks.lockEndpoint(manager, sellerId, id))) throw notFound();
       await this.webhooks.softDeleteEndpoint(manager, id);
       await this.webhooks.failPendingDeliveries(manager, id, 'Endpoint deleted before this delivery was sent.');
@@ -125,7 +124,7 @@ export class WebhooksService {
 
   async rotateSecret(sellerId: string, id: string): Promise<{ secret: string }> {
     const secret = generateWebhookSecret();
-    await this.dataSource.transaction(async (manager) => {
+    return requestTransaction(this.dataSource, async (manager) => {
       if (!(await this.webhooks.lockEndpoint(manager, sellerId, id))) throw notFound();
       await this.webhooks.rotateSecret(manager, id, secret, SECRET_OVERLAP_HOURS);
       await recordAudit(manager, {
@@ -134,19 +133,18 @@ export class WebhooksService {
         target: { type: 'webhook', id },
         changes: { previous_secret_valid_for_hours: SECRET_OVERLAP_HOURS },
       });
+      return { secret };
     });
-    return { secret };
   }
 
   /** Records a `webhook.test` event and delivers it to this endpoint only. */
   async sendTest(sellerId: string, id: string): Promise<DeliveryResponseDto> {
-    const delivery = await this.dataSource.transaction(async (manager) => {
+    return requestTransaction(this.dataSource, async (manager) => {
       const endpoint = await this.activeEndpoint(manager, sellerId, id);
       const event = await recordEvent(manager, 'webhook.test', sellerId, { webhook: WebhookResponseDto.of(endpoint) });
       await this.webhooks.markEventDispatched(manager, event.id);
-      return this.webhooks.insertDelivery(manager, id, event.id, event.type);
+      return DeliveryResponseDto.of(await this.webhooks.insertDelivery(manager, id, event.id, event.type));
     });
-    return DeliveryResponseDto.of(delivery);
   }
 
   async listDeliveries(
@@ -173,13 +171,12 @@ export class WebhooksService {
 
   /** One more attempt now, whatever the delivery's state. */
   async retry(sellerId: string, id: string, deliveryId: string): Promise<DeliveryResponseDto> {
-    const row = await this.dataSource.transaction(async (manager) => {
+    return requestTransaction(this.dataSource, async (manager) => {
       await this.activeEndpoint(manager, sellerId, id);
       const retried = await this.webhooks.retryNow(manager, id, deliveryId, RETRY_SCHEDULE_MS.length);
       if (!retried) throw deliveryNotFound();
-      return retried;
+      return DeliveryResponseDto.of(retried);
     });
-    return DeliveryResponseDto.of(row);
   }
 
   /** Queues the seller's events of a period again for this endpoint (recovery after an outage). */
@@ -188,15 +185,15 @@ export class WebhooksService {
     const since = new Date(input.since);
     const until = input.until ? new Date(input.until) : null;
     if (until && until <= since) throw ValidationError.of('until', 'must be after since');
-    const queued = await this.dataSource.transaction(async (manager) => {
+    return requestTransaction(this.dataSource, async (manager) => {
       const endpoint = await this.activeEndpoint(manager, sellerId, id);
-      return this.webhooks.replay(manager, endpoint, {
+      const queued = await this.webhooks.replay(manager, endpoint, {
         since: since.toISOString(),
         until: until?.toISOString() ?? null,
         types,
       });
+      return { queued };
     });
-    return { queued };
   }
 
   eventTypes(): EventTypeDto[] {

@@ -145,6 +145,24 @@ describe('auth matrix: identity and access routes', () => {
       request: async () => ({ path: `/integrations/apikeys/${w.sellerA}/apikeys/${await freshKey()}` }),
       expect: keyRoutes(204),
     },
+    // commercial terms are the platform's: superusers only, even with seller.manage (API.md section 3)
+    'PATCH /sellers/{id} with commercial terms': {
+      method: 'PATCH',
+      request: () => ({ path: `/sellers/${w.sellerA}`, body: { developer_account: w.sellerA } }),
+      expect: { ...sellerPermission(200), permitted: 403 },
+    },
+    'GET /users': { method: 'GET', request: () => ({ path: '/users' }), expect: superOnly(200) },
+    'GET /users/{id}': {
+      method: 'GET',
+      request: () => ({ path: `/users/${w.permittedUser.id}` }),
+      expect: superOnly(200),
+    },
+    'PATCH /users/{id}': {
+      method: 'PATCH',
+      request: async () => ({ path: `/users/${(await createUser(t)).id}`, body: { is_superuser: false } }),
+      expect: superOnly(200),
+    },
+    'GET /audit': { method: 'GET', request: () => ({ path: '/audit' }), expect: superOnly(200) },
   };
 
   for (const [name, route] of Object.entries(routes)) {
@@ -179,6 +197,54 @@ describe('auth matrix: identity and access routes', () => {
     const malformed = await t.http.get('/integrations/apikeys/nope/apikeys', { token: w.callers.superuser });
     expect(malformed.status).toBe(400);
     expect(malformed.body.message).toBe('Seller not found.');
+  });
+
+  it('lets accesses.manage grant only what it holds, never on its own entry; superusers grant anything', async () => {
+    const manager = await createUser(t);
+    const own = await grant(t, w.superuser, w.sellerA, manager, ['accesses.manage', 'transactions.view']);
+    const target = await grant(t, w.superuser, w.sellerA, await createUser(t), ['transactions.view']);
+    const cases: Array<[string, string, object | undefined, number, string?]> = [
+      [
+        'PATCH',
+        own,
+        { permissions: ['accesses.manage', 'transactions.view', 'seller.manage'] },
+        403,
+        'own_access_not_changeable',
+      ],
+      ['DELETE', own, undefined, 403, 'own_access_not_changeable'],
+      ['PATCH', target, { permissions: ['transactions.view', 'transactions.void'] }, 403, 'permission_not_grantable'],
+      ['PATCH', target, { permissions: [] }, 200],
+      ['PATCH', target, { permissions: ['transactions.view'] }, 200],
+    ];
+    for (const [method, id, body, status, code] of cases) {
+      const res = await t.http.request(method, `/sellers/${w.sellerA}/accesses/${id}`, { body, token: manager.access });
+      expect({ method, body, status: res.status, code: res.body?.code }).toEqual({
+        method,
+        body,
+        status,
+        code: code ?? undefined,
+      });
+    }
+    const fresh = await createUser(t);
+    const refused = await t.http.post(
+      `/sellers/${w.sellerA}/accesses`,
+      { user: fresh.id, permissions: ['apikeys.manage'] },
+      { token: manager.access },
+    );
+    expect(refused.body.code).toBe('permission_not_grantable');
+    const bySuperuser = await t.http.patch(
+      `/sellers/${w.sellerA}/accesses/${own}`,
+      { permissions: ['accesses.manage', 'apikeys.manage'] },
+      { token: w.superuser.access },
+    );
+    expect(bySuperuser.status).toBe(200);
+    // the change applies to the manager's next request
+    const nowAllowed = await t.http.post(
+      `/sellers/${w.sellerA}/accesses`,
+      { user: fresh.id, permissions: ['apikeys.manage'] },
+      { token: manager.access },
+    );
+    expect(nowAllowed.status).toBe(201);
   });
 
   it('tells an API key where it is not allowed, and a refresh token used as access why it failed', async () => {

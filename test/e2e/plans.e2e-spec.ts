@@ -28,7 +28,7 @@ describe('plans', () => {
   });
   afterAll(() => t.close());
 
-  const createSplitPlan = (body: Record<string, unknown>, token = user.access) =>
+  const createSplitPlan = (body: Record<string, unknown>, token = superuser.access) =>
     t.http.post('/plans/plans/split', body, { token });
 
   describe('rate plans', () => {

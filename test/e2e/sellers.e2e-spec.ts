@@ -124,7 +124,8 @@ describe('sellers', () => {
   it('grants, lists, changes and revokes accesses; the permissions take effect at once', async () => {
     const seller = await createSeller(t, superuser);
     const manager = await createUser(t);
-    await grant(t, superuser, seller, manager, ['accesses.manage']);
+    // a manager grants only what it holds itself (API.md section 3)
+    await grant(t, superuser, seller, manager, ['accesses.manage', 'transactions.view', 'seller.manage']);
     const clerk = await createUser(t);
 
     expect((await t.http.get(`/sellers/${seller}`, { token: clerk.access })).status).toBe(404);

@@ -4,8 +4,10 @@ import { PROJECT_ROOT } from '../../src/config/paths';
 import { TEST_JWT_SECRET } from './test-app';
 
 /** A real API process (`src/main.ts`, compiled as it loads) against the given database. */
-export async function startApiProcess(databaseUrl: string): Promise<{ baseUrl: string; stop(): Promise<void> }> {
-  const { url, stop } = await startProcess(
+export async function startApiProcess(
+  databaseUrl: string,
+): Promise<{ baseUrl: string; stop(): Promise<void>; kill(): Promise<void> }> {
+  const { url, stop, kill } = await startProcess(
     ['--require', join(PROJECT_ROOT, 'test/support/ts-register.js'), join(PROJECT_ROOT, 'src/main.ts')],
     {
       DATABASE_URL: databaseUrl,
@@ -15,5 +17,5 @@ export async function startApiProcess(databaseUrl: string): Promise<{ baseUrl: s
       NODE_ENV: 'test',
     },
   );
-  return { baseUrl: url, stop };
+  return { baseUrl: url, stop, kill };
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Inject, Module, OnModuleInit, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Module, OnModuleInit, Post } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { Public } from '../../src/auth/access.decorators';
 import { ConflictError } from '../../src/common/errors/api-error';
 import { Idempotent } from '../../src/common/idempotency/idempotent.decorator';
+import { requestTransaction } from '../../src/common/idempotency/request-transaction';
 import { MoneyField } from '../../src/common/money/money.decorators';
 import { checkMoney } from '../../src/common/money/money';
 import { recordEvent } from '../../src/webhooks/outbox';
@@ -81,6 +82,22 @@ class FixturesController {
     return { id: row.id, count: row.count };
   }
 
+  /** The same, written with requestTransaction: the key's answer commits with the row. */
+  @Post('tx-records')
+  @HttpCode(201)
+  @Idempotent()
+  async createInTransaction(@Body() body: RecordDto) {
+    const cents = checkMoney(body.amount);
+    return requestTransaction(this.dataSource, async (manager) => {
+      const [row] = await manager.query(`INSERT INTO test_records (amount) VALUES ($1) RETURNING id`, [
+        cents.ok ? cents.value : 0,
+      ]);
+      if (body.delay_ms) await new Promise((r) => setTimeout(r, body.delay_ms));
+      if (body.reject) throw new ConflictError('rejected', 'Rejected on purpose.');
+      return { id: row.id as string };
+    });
+  }
+
   @Post('outbox')
   @HttpCode(201)
   async outbox(@Body() body: OutboxDto) {
@@ -105,7 +122,7 @@ class UndeclaredController {
 
 @Module({ controllers: [FixturesController, UndeclaredController] })
 export class FixturesModule implements OnModuleInit {
-  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+  constructor(private readonly dataSource: DataSource) {}
 
   async onModuleInit() {
     await this.dataSource.query(

@@ -5,6 +5,9 @@ export class User {
   @PrimaryGeneratedColumn('uuid')
   id: string;
 
+  @Column({ type: 'bigint', insert: false, update: false })
+  seq: string;
+
   /** Stored lower-cased; unique. */
   @Column('text')
   email: string;
@@ -17,6 +20,10 @@ export class User {
 
   @Column('boolean', { name: 'is_superuser', default: false })
   isSuperuser: boolean;
+
+  /** A deactivated user cannot log in, and its tokens stop working at once. */
+  @Column('boolean', { default: true })
+  active: boolean;
 
   /** Bumped by a password reset: every token minted before it stops working. */
   @Column('integer', { name: 'token_version', default: 0 })

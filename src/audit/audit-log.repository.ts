@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { keysetSql, PageRequest } from '../common/pagination/pagination';
+
+export interface AuditLogRow {
+  id: string;
+  seq: string;
+  actor_kind: 'user' | 'api_key' | 'system';
+  actor_id: string | null;
+  action: string;
+  seller_id: string | null;
+  target_type: string;
+  target_id: string;
+  changes: Record<string, unknown>;
+  request_id: string | null;
+  ip: string | null;
+  created_at: Date;
+}
+
+export interface AuditLogFilter {
+  actorId?: string;
+  sellerId?: string;
+  action?: string;
+  createdAfter?: Date;
+}
+
+/** Reads of the audit log. Rows are written only by `recordAudit` (audit-log.ts), in the action's transaction. */
+@Injectable()
+export class AuditLogRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** One page of entries matching every given filter, by `seq` (one index range per filter). */
+  list(filter: AuditLogFilter, page: PageRequest): Promise<AuditLogRow[]> {
+    const params: unknown[] = [];
+    const conditions: string[] = [];
+    if (filter.actorId) conditions.push(`actor_id = $${params.push(filter.actorId)}`);
+    if (filter.sellerId) conditions.push(`seller_id = $${params.push(filter.sellerId)}`);
+    if (filter.action) conditions.push(`action = $${params.push(filter.action)}`);
+    if (filter.createdAfter) conditions.push(`created_at >= $${params.push(filter.createdAfter)}`);
+    const keyset = keysetSql('seq', page, params);
+    if (keyset.condition) conditions.push(keyset.condition);
+    return this.dataSource.query(
+      `SELECT id, seq, actor_kind, actor_id, action, seller_id, target_type, target_id, changes, request_id, ip, created_at
+         FROM audit_log ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''} ${keyset.orderAndLimit}`,
+      params,
+    );
+  }
+}

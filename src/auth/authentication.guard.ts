@@ -1,0 +1,38 @@
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import { AuthGuard } from '@nestjs/passport';
+import { UnauthorizedError } from '../common/errors/api-error';
+import type { AuthenticatedRequest } from './principal';
+import { API_KEY_SHAPE, JWT_SHAPE } from './token-shape';
+
+/**
+ * Authentication: one injectable guard over the `jwt` and `api-key` strategies. Each strategy
+ * takes only tokens of its shape (a JWT, a UUID), so exactly one of them reads the database.
+ * Sets `request.user`; failures answer 401 with the service's codes. Used by AccessGuard, which
+ * then authorises.
+ */
+@Injectable()
+export class AuthenticationGuard extends AuthGuard(['jwt', 'api-key']) {
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    const header = context.switchToHttp().getRequest<AuthenticatedRequest>().headers.authorization;
+    if (!header) throw new UnauthorizedError('not_authenticated', 'Send a bearer token in the Authorization header.');
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) throw new UnauthorizedError('invalid_token', 'The Authorization header must be "Bearer <token>".');
+    if (!JWT_SHAPE.test(match[1]) && !API_KEY_SHAPE.test(match[1])) {
+      throw new UnauthorizedError('invalid_token', 'The bearer token is neither a JWT nor an API key.');
+    }
+    return (await super.canActivate(context)) as boolean;
+  }
+
+  override handleRequest<T>(error: unknown, user: T, info: unknown): T {
+    // A failure inside a strategy (an API error, an unreachable database) keeps its meaning.
+    if (error) throw error;
+    if (!user) {
+      const reasons = Array.isArray(info) ? info : [info];
+      if (reasons.some((reason) => (reason as Error | undefined)?.name === 'TokenExpiredError')) {
+        throw new UnauthorizedError('token_expired', 'The token has expired.');
+      }
+      throw new UnauthorizedError('invalid_token', 'The token is not valid.');
+    }
+    return user;
+  }
+}

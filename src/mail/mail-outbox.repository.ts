@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+
+export interface OutboxMail {
+  recipient: string;
+  subject: string;
+  body: string;
+}
+
+/** SQL of `mail_outbox`: mails written in the caller's transaction, then delivered by a job. */
+@Injectable()
+export class MailOutboxRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async insert(manager: EntityManager, mail: OutboxMail): Promise<string> {
+    const [row]: Array<{ id: string }> = await manager.query(
+      `INSERT INTO mail_outbox (recipient, subject, body) VALUES ($1, $2, $3) RETURNING id`,
+      [mail.recipient, mail.subject, mail.body],
+    );
+    return row.id;
+  }
+
+  /** Counts a delivery attempt of a pending mail and answers it; null once it was delivered. */
+  async startAttempt(id: string): Promise<OutboxMail | null> {
+    // TypeORM answers an UPDATE … RETURNING with [rows, affected].
+    const [rows]: [OutboxMail[], number] = await this.dataSource.query(
+      `UPDATE mail_outbox SET attempts = attempts + 1 WHERE id = $1 AND status = 'pending'
+       RETURNING recipient, subject, body`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async markLogged(id: string): Promise<void> {
+    await this.dataSource.query(`UPDATE mail_outbox SET status = 'logged', sent_at = now() WHERE id = $1`, [id]);
+  }
+
+  /** Sent: the body (which may hold a one-time code) is not kept. */
+  async markSent(id: string): Promise<void> {
+    await this.dataSource.query(`UPDATE mail_outbox SET status = 'sent', sent_at = now(), body = NULL WHERE id = $1`, [
+      id,
+    ]);
+  }
+
+  async recordError(id: string, message: string): Promise<void> {
+    await this.dataSource.query(`UPDATE mail_outbox SET last_error = $2 WHERE id = $1`, [id, message]);
+  }
+}
