@@ -17,6 +17,7 @@ import { SellersModule } from './sellers/sellers.module';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 import { TransactionsModule } from './transactions/transactions.module';
 import { SandboxDepositsModule } from './virtual-accounts/sandbox-deposits.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -57,6 +58,7 @@ export class AppModule {
         transactions,
         SubscriptionsModule.register(transactions),
         ...(options.config.paymentsProcessor === 'sandbox' ? [SandboxDepositsModule] : []),
+        WebhooksModule,
         HealthModule,
         AuditModule,
         ...(options.imports ?? []),
