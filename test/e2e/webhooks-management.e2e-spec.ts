@@ -287,6 +287,19 @@ describe('webhook management', () => {
     expect((await t.http.get(`${base}/00000000-0000-4000-8000-000000000000/rotate_secret/`)).headers.get('allow')).toBe(
       'POST',
     );
+    // `/events/` and `/event_types/` are their own paths, not webhooks whose id is "events".
+    for (const path of ['events', 'event_types']) {
+      for (const method of ['PATCH', 'DELETE', 'PUT', 'POST'] as const) {
+        const answer = await t.http.request(method, `${base}/${path}/`, { body: {} });
+        expect({ path, method, status: answer.status, allow: answer.headers.get('allow') }).toEqual({
+          path,
+          method,
+          status: 405,
+          allow: 'GET',
+        });
+        expect(answer.body.code).toBe('method_not_allowed');
+      }
+    }
   });
 
   describe('auth matrix', () => {
