@@ -19,7 +19,7 @@ export class SandboxController {
   @ApiOperation({
     summary: "Sandbox: confirm a pending pix or boleto payment (needs transactions.create on the transaction's seller)",
     description:
-      "Sandbox processor only: marks a pending pix or boleto transaction as paid (approved), as the bank's notice would. Other states answer 409 `invalid_state`.",
+      "Sandbox processor only: marks a pending pix or boleto transaction as paid (approved), as the bank's notice would. Other states, and a pending card charge (whose outcome only the processor knows), answer 409 `invalid_state`.",
   })
   @ApiOkResponse({ type: TransactionResponseDto })
   @ApiErrorResponses(404, 409)

@@ -209,6 +209,24 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
     expect(await runVoidJobs(id)).toBe(1); // the reconciler's only
   });
 
+  it("refuses to confirm a pending card charge (its outcome is the processor's), and confirms a pix one", async () => {
+    processor.behaviour = async () => {
+      throw timeout();
+    };
+    const charge = await service.create(sellerId, card);
+    const refused = await service.approvePending(charge.id).then(
+      () => undefined,
+      (e: { status: number; code: string }) => ({ status: e.status, code: e.code }),
+    );
+    expect(refused).toEqual({ status: 409, code: 'invalid_state' });
+    expect(await stored(charge.id)).toMatchObject({ status: 'pending' });
+    expect(notified).toEqual([]);
+
+    processor.behaviour = async (request) => ({ status: 'pending', reference: `fake_${request.transactionId}` });
+    const pix = await service.create(sellerId, { amount: '10.00', payment_type: 'pix' });
+    expect(await service.approvePending(pix.id)).toMatchObject({ id: pix.id, status: 'approved' });
+  });
+
   it('leaves a charge pending while the processor cannot say what became of it', async () => {
     processor.behaviour = async () => {
       throw timeout();

@@ -479,6 +479,13 @@ export class TransactionsService implements OnModuleInit {
           `Only pending transactions can be confirmed; this one is ${tx.status}.`,
         );
       }
+      if (tx.paymentType !== 'pix' && tx.paymentType !== 'boleto') {
+        // A pending card charge has an outcome only the processor knows: the reconciler asks it.
+        throw new ConflictError(
+          'invalid_state',
+          `Only pix and boleto charges are confirmed; a pending ${tx.paymentType} charge is settled by the processor.`,
+        );
+      }
       const approved = await this.transactions.update(manager, id, { status: 'approved', approvedAt: new Date() });
       const view = await this.viewOf(manager, approved);
       await this.settlements.notify(manager, view, tx.status);
