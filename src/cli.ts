@@ -114,7 +114,8 @@ program
       const summary = await app.get(SubscriptionRenewals).run(now);
       console.log(
         `Renewals as of ${now.toISOString()}: ${summary.charged} charged, ${summary.declined} declined, ` +
-          `${summary.awaitingPix} pix charges sent, ${summary.pastDue} past due, ${summary.canceled} canceled, ` +
+          `${summary.awaitingPix} pix charges sent, ${summary.outcomeUnknown} awaiting the processor, ` +
+          `${summary.pastDue} past due, ${summary.canceled} canceled, ` +
           `${summary.recovered} interrupted charges recovered, ${summary.errors} errors.`,
       );
       if (summary.errors > 0) process.exitCode = 1;

@@ -2,10 +2,15 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { EntityManager } from 'typeorm';
 import { ConflictError } from '../common/errors/api-error';
+import { isUniqueViolation } from '../common/errors/database-errors';
 import { formatMoney } from '../common/money/money';
 import { MailService } from '../mail/mail.service';
 import type { TransactionResponseDto } from '../transactions/dto/transaction.dto';
-import { TransactionSettlementListener, TransactionSettlements } from '../transactions/transaction-settlements';
+import {
+  SettlementRefused,
+  TransactionSettlementListener,
+  TransactionSettlements,
+} from '../transactions/transaction-settlements';
 import { TransactionsService } from '../transactions/transactions.service';
 import { recordEvents } from '../webhooks/outbox';
 import type { BillingCycle } from './billing-period';
@@ -18,6 +23,9 @@ import type {
 } from './entities/subscription.types';
 import { awaitingPixPayment, failed, paid, Transition } from './subscription-state';
 import { SubscriptionsRepository } from './subscriptions.repository';
+
+/** The unique keys of subscription_charges that refuse a second live charge of one attempt or period. */
+const CHARGED_AGAIN = ['subscription_charges_claim', 'subscription_charges_one_live'];
 
 /** A subscription waiting for its first charge: it is written only if that charge is approved or awaits pix. */
 export interface Signup {
@@ -67,10 +75,26 @@ export class SubscriptionBilling implements OnModuleInit, TransactionSettlementL
     }
     // A subscription charge's transaction carries the charge's id as its reference.
     const charge = isUuid(tx.reference) ? await this.repo.lockCharge(manager, tx.reference) : null;
-    if (!charge || (charge.transactionId !== null && charge.transactionId !== tx.id)) return;
-    // "interrupted": given up by the recovery of a dead worker; a late outcome still settles it, and
-    // the unique keys refuse it (rolling the settlement back, so the reconciler voids it) if the
-    // period was charged again meanwhile.
+    if (!charge || (charge.transactionId !== null && charge.transactionId !== tx.id)) {
+      // Money taken for no charge of ours (a signup whose answer was lost, a second charge of one
+      // attempt): refused, so that the transactions service voids it and the customer is refunded.
+      if (tx.status === 'approved') throw new SettlementRefused('charge_not_recorded');
+      return;
+    }
+    try {
+      await this.settleCharge(manager, charge, tx);
+    } catch (error) {
+      // "interrupted": given up by the recovery of a dead worker; a late outcome still settles it,
+      // unless the attempt was charged again meanwhile: the unique keys refuse a second live charge
+      // of the attempt or the period, and the late one is voided.
+      if (CHARGED_AGAIN.some((key) => isUniqueViolation(error, key))) {
+        throw new SettlementRefused('period_already_charged');
+      }
+      throw error;
+    }
+  }
+
+  private async settleCharge(manager: EntityManager, charge: SubscriptionCharge, tx: TransactionResponseDto) {
     const inFlight = charge.status === 'processing' || charge.status === 'interrupted';
     const { subscription } = (await this.repo.lockSubscription(manager, charge.subscriptionId))!;
     const plan = (await this.repo.findPlan(subscription.planId, manager))!;

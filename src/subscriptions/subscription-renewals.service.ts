@@ -9,7 +9,7 @@ import { TransactionsService } from '../transactions/transactions.service';
 import type { Subscription, SubscriptionCharge, SubscriptionPlan } from './entities/subscription.types';
 import { cycleOf, SubscriptionBilling } from './subscription-billing.service';
 import { renewalAction } from './subscription-state';
-import { SubscriptionsRepository } from './subscriptions.repository';
+import { RenewalLease, SubscriptionsRepository } from './subscriptions.repository';
 
 export const RENEWAL_JOB = 'subscriptions.renew';
 
@@ -24,6 +24,8 @@ export interface RenewalSummary {
   charged: number;
   declined: number;
   awaitingPix: number;
+  /** Card charges whose outcome the processor has not told (a timeout): the reconciler settles them. */
+  outcomeUnknown: number;
   pastDue: number;
   canceled: number;
   /** Charges whose worker died mid-charge, resolved (voided or released) before this run. */
@@ -78,6 +80,7 @@ export class SubscriptionRenewals implements OnModuleInit {
       charged: 0,
       declined: 0,
       awaitingPix: 0,
+      outcomeUnknown: 0,
       pastDue: 0,
       canceled: 0,
       recovered: 0,
@@ -87,9 +90,15 @@ export class SubscriptionRenewals implements OnModuleInit {
     try {
       summary.recovered = await this.recoverAbandoned();
       for (;;) {
+        if (!(await lease.held())) {
+          // Its claims look abandoned to other runs now, which recover them: this run claims and charges no more.
+          summary.errors++;
+          this.logger.error({ lease: lease.key }, 'The renewal run lost its lease; it stops');
+          break;
+        }
         const { claimed, changed } = await this.claimBatch(now, lease.key, batchSize, summary);
         if (claimed.length === 0 && changed === 0) break;
-        await eachWithConcurrency(claimed, concurrency, (c) => this.charge(c, summary));
+        await eachWithConcurrency(claimed, concurrency, (c) => this.charge(c, lease, summary));
       }
     } finally {
       await lease.release();
@@ -143,7 +152,13 @@ export class SubscriptionRenewals implements OnModuleInit {
   }
 
   /** Charges a claimed attempt through the transactions service; its settlement updates the subscription. */
-  private async charge({ subscription, plan, charge }: Claimed, summary: RenewalSummary): Promise<void> {
+  private async charge(
+    { subscription, plan, charge }: Claimed,
+    lease: RenewalLease,
+    summary: RenewalSummary,
+  ): Promise<void> {
+    // A claim of a run that lost its lease may be recovered and charged by another run: left alone.
+    if (!(await lease.held())) return;
     try {
       const tx = await this.transactions.create(
         subscription.sellerId,
@@ -159,7 +174,8 @@ export class SubscriptionRenewals implements OnModuleInit {
       );
       if (tx.status === 'approved') summary.charged++;
       else if (tx.status === 'declined') summary.declined++;
-      else if (tx.status === 'pending') summary.awaitingPix++;
+      else if (tx.status === 'pending' && tx.pix) summary.awaitingPix++;
+      else if (tx.status === 'pending') summary.outcomeUnknown++;
     } catch (error) {
       // The claim stays in flight: the next run resolves it once this run's lease is released.
       summary.errors++;

@@ -16,6 +16,14 @@ import type {
   SubscriptionStatus,
 } from './entities/subscription.types';
 
+/** A renewal run's lease: a session advisory lock on a connection of its own. */
+export interface RenewalLease {
+  key: string;
+  /** Whether the session still holds the lock: false once its connection failed (a dead run's claims are free). */
+  held(): Promise<boolean>;
+  release(): Promise<void>;
+}
+
 /** A due subscription with the terms of its plan, as the renewal job locks it. */
 export interface DueSubscription {
   subscription: Subscription;
@@ -328,7 +336,7 @@ export class SubscriptionsRepository {
    * Holds a renewal run's lease: a session advisory lock on its own connection, for as long as
    * the run lives. If the process dies, PostgreSQL ends the session and frees the lease.
    */
-  async holdLease(key: string): Promise<{ key: string; release(): Promise<void> }> {
+  async holdLease(key: string): Promise<RenewalLease> {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     try {
@@ -339,7 +347,19 @@ export class SubscriptionsRepository {
     }
     return {
       key,
+      // A failed connection releases its query runner (TypeORM's error listener): the session, and
+      // the lock with it, are gone.
+      async held() {
+        if (runner.isReleased) return false;
+        try {
+          await runner.query('SELECT 1');
+          return true;
+        } catch {
+          return false;
+        }
+      },
       async release() {
+        if (runner.isReleased) return;
         try {
           await runner.query('SELECT pg_advisory_unlock($1::bigint)', [key]);
         } finally {

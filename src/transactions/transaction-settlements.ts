@@ -12,6 +12,18 @@ export interface TransactionSettlementListener {
   onTransactionSettled(manager: EntityManager, transaction: TransactionResponseDto, previous: string): Promise<void>;
 }
 
+/**
+ * Thrown by a listener that cannot record a charge's outcome (a subscription charge with no
+ * record of its own, or one whose period was charged again meanwhile): the settlement is rolled
+ * back and the transactions service voids the charge instead, at the processor too, so that no
+ * customer stays charged for something the books do not hold.
+ */
+export class SettlementRefused extends Error {
+  constructor(readonly reason: string) {
+    super(`Settlement refused: ${reason}`);
+  }
+}
+
 /** The listeners of transaction status changes; areas built on charges subscribe at start-up. */
 @Injectable()
 export class TransactionSettlements {

@@ -40,7 +40,7 @@ import {
   PAYMENT_PROCESSOR,
   PaymentProcessor,
 } from './processor/payment-processor';
-import { TransactionSettlements } from './transaction-settlements';
+import { SettlementRefused, TransactionSettlements } from './transaction-settlements';
 import { TransactionFilters, TransactionsRepository } from './transactions.repository';
 
 export type TransactionSource = 'api' | 'event_checkout' | 'subscription' | 'seed';
@@ -235,7 +235,16 @@ export class TransactionsService implements OnModuleInit {
    * one database transaction, and answers the transaction as it then is. A charge the reconciler
    * gave up meanwhile is voided at the processor too.
    */
-  private settle(id: string, charge: ChargeStatus | null): Promise<TransactionResponseDto> {
+  private async settle(id: string, charge: ChargeStatus | null): Promise<TransactionResponseDto> {
+    try {
+      return await this.record(id, charge);
+    } catch (error) {
+      if (!(error instanceof SettlementRefused)) throw error;
+      return this.voidRefused(id, charge?.reference ?? null, error.reason);
+    }
+  }
+
+  private record(id: string, charge: ChargeStatus | null): Promise<TransactionResponseDto> {
     return requestTransaction(this.dataSource, async (manager) => {
       const current = (await this.transactions.lockById(manager, id))!;
       const settled = current.status !== 'pending' || current.processorReference !== null;
@@ -265,6 +274,19 @@ export class TransactionsService implements OnModuleInit {
   }
 
   /**
+   * A settlement a listener refused (SettlementRefused), rolled back: the charge, still pending,
+   * is voided instead, and the processor told (a charge it made is undone).
+   */
+  private voidRefused(id: string, reference: string | null, reason: string): Promise<TransactionResponseDto> {
+    this.logger.warn({ transaction: id, reason }, 'A settlement was refused; the charge is voided');
+    return requestTransaction(this.dataSource, async (manager) => {
+      const current = (await this.transactions.lockById(manager, id))!;
+      if (current.status !== 'pending') return this.viewOf(manager, current);
+      return this.voidInterrupted(manager, { ...current, processorReference: reference }, reason);
+    });
+  }
+
+  /**
    * Card transactions still pending some minutes after their charge began were interrupted (a
    * crash, a lost database) or met a processor error whose outcome is unknown. The processor is
    * asked what became of each charge: a charge it made is settled (approved or declined); one it
@@ -274,7 +296,12 @@ export class TransactionsService implements OnModuleInit {
   async reconcileInterrupted(olderThanMinutes = INTERRUPTED_AFTER_MINUTES): Promise<number> {
     let resolved = 0;
     for (const stale of await this.transactions.findInterruptedCardCharges(olderThanMinutes)) {
-      if (await this.reconcile(stale.id)) resolved++;
+      try {
+        if (await this.reconcile(stale.id)) resolved++;
+      } catch (error) {
+        // One charge that cannot be settled now never holds up the others: it is tried again next run.
+        this.logger.error({ err: error, transaction: stale.id }, 'Could not reconcile a charge; tried again later');
+      }
     }
     return resolved;
   }
@@ -314,6 +341,7 @@ export class TransactionsService implements OnModuleInit {
   ): Promise<TransactionResponseDto> {
     const voided = await this.transactions.update(manager, stale.id, {
       status: 'voided',
+      processorReference: stale.processorReference,
       voidedAt: new Date(),
       voidReason: reason,
     });
@@ -470,6 +498,15 @@ export class TransactionsService implements OnModuleInit {
 
   /** A pending pix or boleto charge is paid (processor notification, sandbox confirmation). */
   async approvePending(id: string): Promise<TransactionResponseDto> {
+    try {
+      return await this.recordPayment(id);
+    } catch (error) {
+      if (!(error instanceof SettlementRefused)) throw error;
+      return this.voidRefused(id, (await this.transactions.findById(id))!.processorReference, error.reason);
+    }
+  }
+
+  private recordPayment(id: string): Promise<TransactionResponseDto> {
     return requestTransaction(this.dataSource, async (manager) => {
       const tx = await this.transactions.lockById(manager, id);
       if (!tx) throw transactionNotFound();

@@ -1,0 +1,136 @@
+import { FakeProcessor, timeout } from '../../test/support/fake-processor';
+import { createUser, TestUser } from '../../test/support/identity';
+import { CARDS, payingSeller } from '../../test/support/payments';
+import { newTestService } from '../../test/support/service-test';
+import { createSubscriptionPlan, SUBSCRIBER } from '../../test/support/subscriptions';
+import { startTestApp, TestApp } from '../../test/support/test-app';
+import { PAYMENT_PROCESSOR } from '../transactions/processor/payment-processor';
+import { PROCESSOR_VOID_JOB, TransactionsService } from '../transactions/transactions.service';
+import type { SubscribeDto } from './dto/subscription.dto';
+import { SubscriptionRenewals } from './subscription-renewals.service';
+import { SubscriptionsService } from './subscriptions.service';
+
+const signup = { subscriber: SUBSCRIBER, payment: { type: 'credit', card: CARDS.visa } } as SubscribeDto;
+
+/**
+ * Subscriptions charged through a processor fake (service tier, real PostgreSQL): what becomes
+ * of a charge whose outcome is unknown, a late charge of a period charged again meanwhile, and a
+ * renewal run that loses its lease.
+ */
+describe('subscription charges and the processor', () => {
+  let t: TestApp;
+  let superuser: TestUser;
+  let sellerId: string;
+  let processor: FakeProcessor;
+  let transactions: TransactionsService;
+  let subscriptions: SubscriptionsService;
+  let renewals: SubscriptionRenewals;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    superuser = await createUser(t, { superuser: true });
+    sellerId = (await payingSeller(t, superuser)).sellerId;
+  });
+  afterAll(() => t.close());
+
+  beforeEach(async () => {
+    // Each test renews only its own subscriptions.
+    await t.db.query(
+      `UPDATE subscriptions SET status = 'canceled', canceled_at = now(), next_charge_at = NULL WHERE status <> 'canceled'`,
+    );
+    processor = new FakeProcessor();
+    transactions = newTestService(t, TransactionsService, [[PAYMENT_PROCESSOR, processor]]);
+    subscriptions = newTestService(t, SubscriptionsService, [[TransactionsService, transactions]]);
+    renewals = newTestService(t, SubscriptionRenewals, [[TransactionsService, transactions]]);
+  });
+
+  const plan = (overrides: Record<string, unknown> = {}) =>
+    createSubscriptionPlan(t, superuser.access, sellerId, { payment_types: ['credit'], ...overrides });
+  const stored = async (id: string) =>
+    (await t.db.query('SELECT status, void_reason, source FROM transactions WHERE id = $1', [id])).rows[0];
+  const chargesOf = async (subscriptionId: string) =>
+    (
+      await t.db.query(
+        `SELECT id, period, status, transaction_id FROM subscription_charges WHERE subscription_id = $1 ORDER BY seq`,
+        [subscriptionId],
+      )
+    ).rows as Array<{ id: string; period: number; status: string; transaction_id: string | null }>;
+  const transactionOf = async (chargeId: string): Promise<string> =>
+    (await t.db.query('SELECT id FROM transactions WHERE reference = $1', [chargeId])).rows[0].id;
+  /** Runs the processor-void jobs queued for the transaction, as the worker would. */
+  const runVoidJobs = async (id: string) => {
+    const { rows } = await t.db.query(`SELECT data FROM pgboss.job WHERE name = $1 AND data->>'transactionId' = $2`, [
+      PROCESSOR_VOID_JOB,
+      id,
+    ]);
+    for (const { data } of rows) await processor.void(data);
+    return rows.length;
+  };
+  const chargeThenTimeOut = () => {
+    processor.behaviour = async (request) => {
+      processor.take(request);
+      throw timeout();
+    };
+  };
+
+  it('a renewal run whose lease connection fails claims and charges no more; the next run charges the rest', async () => {
+    const planId = await plan({ interval: 'week' });
+    const first = await subscriptions.subscribe(planId, signup);
+    const second = await subscriptions.subscribe(planId, signup);
+    const due = new Date(new Date(second.current_period_end).getTime() + 1000);
+    let cut = false;
+    const cutting = Object.assign(Object.create(transactions) as TransactionsService, {
+      create: async (...args: Parameters<TransactionsService['create']>) => {
+        if (!cut) {
+          cut = true; // the run's lease connection dies while it charges its first claim
+          await t.db.query(
+            `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()`,
+          );
+        }
+        return transactions.create(...args);
+      },
+    });
+    const cutRun = newTestService(t, SubscriptionRenewals, [[TransactionsService, cutting]]);
+
+    expect(await cutRun.run(due, { batchSize: 1, concurrency: 1 })).toMatchObject({ charged: 1, errors: 1 });
+    const renewed = [...(await chargesOf(first.id)), ...(await chargesOf(second.id))].filter((c) => c.period === 1);
+    expect(renewed.map((c) => c.status)).toEqual(['approved']);
+
+    expect(await renewals.run(due)).toMatchObject({ charged: 1, errors: 0 });
+    expect((await chargesOf(second.id)).map((c) => [c.period, c.status])).toEqual([
+      [0, 'approved'],
+      [1, 'approved'],
+    ]);
+  });
+
+  it('counts a renewal charge whose outcome is unknown apart from pix; a late charge of a period charged again is voided, and the reconciler goes on', async () => {
+    const sub = await subscriptions.subscribe(await plan(), signup);
+    const due = new Date(sub.current_period_end);
+    chargeThenTimeOut();
+    expect(await renewals.run(due)).toMatchObject({ charged: 0, awaitingPix: 0, outcomeUnknown: 1 });
+    const [late] = (await chargesOf(sub.id)).filter((c) => c.period === 1);
+    const lateTx = await transactionOf(late.id);
+    expect(await stored(lateTx)).toMatchObject({ status: 'pending' });
+    // As a recovery that ran before this charge's transaction existed (its run's lease lost) left it:
+    // given up, so the period is charged again.
+    await t.db.query(`UPDATE subscription_charges SET status = 'interrupted' WHERE id = $1`, [late.id]);
+    processor.behaviour = async (request) => processor.take(request);
+    expect(await renewals.run(due)).toMatchObject({ charged: 1 });
+    // Another charge the reconciler has to look at, after the refused one.
+    processor.behaviour = async () => {
+      throw timeout();
+    };
+    const other = await transactions.create(sellerId, { amount: '5.00', payment_type: 'credit', card: CARDS.visa });
+
+    await transactions.reconcileInterrupted(0);
+    expect(await stored(lateTx)).toMatchObject({ status: 'voided', void_reason: 'period_already_charged' });
+    expect(await runVoidJobs(lateTx)).toBe(1);
+    expect(processor.charged(lateTx)).toBe(false);
+    expect(await stored(other.id)).toMatchObject({ status: 'voided', void_reason: 'charge_interrupted' });
+    const period1 = (await chargesOf(sub.id)).filter((c) => c.period === 1);
+    expect(period1.map((c) => [c.status, c.transaction_id === lateTx])).toEqual([
+      ['interrupted', true],
+      ['approved', false],
+    ]);
+  });
+});
