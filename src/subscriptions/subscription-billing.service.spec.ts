@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { FakeProcessor, timeout } from '../../test/support/fake-processor';
 import { createUser, TestUser } from '../../test/support/identity';
 import { CARDS, payingSeller } from '../../test/support/payments';
@@ -132,5 +133,77 @@ describe('subscription charges and the processor', () => {
       ['interrupted', true],
       ['approved', false],
     ]);
+  });
+
+  describe('a first charge whose outcome is unknown', () => {
+    const subscriptionRow = async (id: string) =>
+      (await t.db.query('SELECT status FROM subscriptions WHERE id = $1', [id])).rows[0];
+    const events = async (id: string) =>
+      (await t.db.query(`SELECT type FROM outbox_events WHERE data->>'id' = $1 ORDER BY seq`, [id])).rows.map(
+        (r: { type: string }) => r.type,
+      );
+    const signupUnknown = async () => {
+      const answered = await subscriptions.subscribe(await plan(), signup);
+      expect(answered).toMatchObject({ status: 'incomplete', transaction: expect.any(String) });
+      expect(await stored(answered.transaction!)).toMatchObject({ status: 'pending', source: 'subscription' });
+      expect(await chargesOf(answered.id)).toEqual([
+        { id: expect.any(String), period: 0, status: 'processing', transaction_id: answered.transaction },
+      ]);
+      expect(await events(answered.id)).toEqual(['subscription.created']);
+      return answered;
+    };
+
+    it('writes the subscription incomplete with its charge in flight; the charge found approved activates it', async () => {
+      chargeThenTimeOut();
+      const answered = await signupUnknown();
+      await transactions.reconcileInterrupted(0);
+      expect(await stored(answered.transaction!)).toMatchObject({ status: 'approved' });
+      expect(await subscriptionRow(answered.id)).toMatchObject({ status: 'active' });
+      expect((await chargesOf(answered.id)).map((c) => c.status)).toEqual(['approved']);
+      expect(await events(answered.id)).toEqual(['subscription.created', 'subscription.charged']);
+      expect(await runVoidJobs(answered.transaction!)).toBe(0);
+      expect(processor.charged(answered.transaction!)).toBe(true);
+    });
+
+    it('cancels the subscription when the charge was never made, or was declined', async () => {
+      processor.behaviour = async () => {
+        throw timeout();
+      };
+      const neverMade = await signupUnknown();
+      const declined = await signupUnknown();
+      processor.charges.set(declined.transaction!, {
+        status: 'declined',
+        reference: `fake_${declined.transaction}`,
+        declineReason: 'insufficient_funds',
+      });
+      await transactions.reconcileInterrupted(0);
+
+      expect(await stored(neverMade.transaction!)).toMatchObject({ status: 'voided' });
+      expect(await subscriptionRow(neverMade.id)).toMatchObject({ status: 'canceled' });
+      expect((await chargesOf(neverMade.id)).map((c) => c.status)).toEqual(['interrupted']);
+      expect(await stored(declined.transaction!)).toMatchObject({ status: 'declined' });
+      expect(await subscriptionRow(declined.id)).toMatchObject({ status: 'canceled' });
+      expect((await chargesOf(declined.id)).map((c) => c.status)).toEqual(['declined']);
+      for (const id of [neverMade.id, declined.id]) {
+        expect(await events(id)).toEqual(['subscription.created', 'subscription.canceled']);
+      }
+      expect(processor.charged(neverMade.transaction!)).toBe(false);
+    });
+
+    it('voids an approved subscription charge that has no record of its own, at the processor too', async () => {
+      chargeThenTimeOut();
+      const onFile = await transactions.tokenizeCard(CARDS.visa);
+      const orphan = await transactions.create(
+        sellerId,
+        { amount: '49.90', payment_type: 'credit', reference: randomUUID() },
+        'subscription',
+        onFile,
+      );
+      expect(orphan.status).toBe('pending');
+      await transactions.reconcileInterrupted(0);
+      expect(await stored(orphan.id)).toMatchObject({ status: 'voided', void_reason: 'charge_not_recorded' });
+      expect(await runVoidJobs(orphan.id)).toBe(1);
+      expect(processor.charged(orphan.id)).toBe(false);
+    });
   });
 });

@@ -3,6 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { EntityManager } from 'typeorm';
 import { ConflictError } from '../common/errors/api-error';
 import { isUniqueViolation } from '../common/errors/database-errors';
+import type { IdempotencyClaim } from '../common/idempotency/request-transaction';
 import { formatMoney } from '../common/money/money';
 import { MailService } from '../mail/mail.service';
 import type { TransactionResponseDto } from '../transactions/dto/transaction.dto';
@@ -16,12 +17,13 @@ import { recordEvents } from '../webhooks/outbox';
 import type { BillingCycle } from './billing-period';
 import { SubscriptionResponseDto } from './dto/subscription.dto';
 import type {
+  ChargeStatus,
   NewSubscription,
   Subscription,
   SubscriptionCharge,
   SubscriptionPlan,
 } from './entities/subscription.types';
-import { awaitingPixPayment, failed, paid, Transition } from './subscription-state';
+import { awaitingPixPayment, canceled, failed, paid, SubscriptionEvent, Transition } from './subscription-state';
 import { SubscriptionsRepository } from './subscriptions.repository';
 
 /** The unique keys of subscription_charges that refuse a second live charge of one attempt or period. */
@@ -36,7 +38,9 @@ export interface Signup {
   sellerName: string;
   manageToken: string;
   asOf: Date;
-  /** Set by the settlement listener once the subscription is written. */
+  /** The request's Idempotency-Key: answered in the transaction that writes the subscription. */
+  key?: IdempotencyClaim;
+  /** Set once the subscription is written (by the settlement listener, or as awaiting its charge). */
   created?: Subscription;
 }
 
@@ -119,8 +123,11 @@ export class SubscriptionBilling implements OnModuleInit, TransactionSettlementL
         return;
       case 'voided':
         if (inFlight) {
-          // An interrupted charge, voided before it was settled: no money moved, the attempt is free again.
+          // An interrupted charge, voided before it was settled: no money moved, the attempt is free again;
+          // but a signup whose first charge never went through ends there (no later run charges it).
           await this.repo.updateCharge(manager, charge.id, { status: 'interrupted', transactionId: tx.id });
+          if (live && subscription.status === 'incomplete')
+            await this.apply(manager, subscription, canceled(new Date()));
         } else if (charge.status === 'pending') {
           // A pix charge withdrawn before it was paid counts as a failed attempt.
           await this.repo.updateCharge(manager, charge.id, { status: 'voided' });
@@ -150,37 +157,65 @@ export class SubscriptionBilling implements OnModuleInit, TransactionSettlementL
     const pendingPix = tx.status === 'pending' && tx.pix !== null;
     if (tx.status !== 'approved' && !pendingPix) return;
     const base = signup.subscription;
-    const charge = {
+    const transition = pendingPix ? awaitingPixPayment({ dueAt: base.anchorAt }) : paid(base, cycleOf(signup.plan), 0);
+    await this.writeSignup(
+      manager,
+      signup,
+      { ...base, ...transition.changes, status: pendingPix ? 'incomplete' : 'active' },
+      { status: pendingPix ? 'pending' : 'approved', transactionId: tx.id },
+      transition.events,
+      pendingPix ? tx : null,
+    );
+  }
+
+  /**
+   * The first charge's outcome is unknown (the processor timed out, perhaps after charging): the
+   * subscription is written `incomplete` with its charge `processing` and tied to the
+   * transaction, so that the charge's settlement (the reconciler asks the processor) activates
+   * it, or cancels it when declined or never made. Null when the transaction was settled meanwhile.
+   */
+  async signupAwaitingCharge(manager: EntityManager, signup: Signup, transactionId: string) {
+    if (!(await this.transactions.holdPending(manager, transactionId))) return null;
+    return this.writeSignup(manager, signup, signup.subscription, { status: 'processing', transactionId }, [], null);
+  }
+
+  /**
+   * Writes a signup: the subscription, its first charge, `subscription.created` (then `events`),
+   * the welcome e-mail and, for a request with an Idempotency-Key, the key's answer, all in the
+   * caller's transaction. A first charge recorded already (a second charge of one signup) is refused.
+   */
+  private async writeSignup(
+    manager: EntityManager,
+    signup: Signup,
+    subscription: NewSubscription,
+    first: { status: ChargeStatus; transactionId: string },
+    events: SubscriptionEvent[],
+    pixCharge: TransactionResponseDto | null,
+  ): Promise<Subscription> {
+    const created = await this.repo.insertSubscription(manager, subscription);
+    const charge = await this.repo.claimCharge(manager, {
+      ...first,
       id: signup.chargeId,
-      subscriptionId: base.id,
+      subscriptionId: created.id,
       period: 0,
       attempt: 0,
       amount: signup.plan.amount,
-      periodStart: base.currentPeriodStart,
-      periodEnd: base.currentPeriodEnd,
-      dueAt: base.anchorAt,
+      periodStart: signup.subscription.currentPeriodStart,
+      periodEnd: signup.subscription.currentPeriodEnd,
+      dueAt: signup.subscription.anchorAt,
       asOf: signup.asOf,
       lease: null,
-      transactionId: tx.id,
-    };
-    const transition: Transition = pendingPix ? awaitingPixPayment(charge) : paid(base, cycleOf(signup.plan), 0);
-    const created = await this.repo.insertSubscription(manager, {
-      ...base,
-      ...transition.changes,
-      status: pendingPix ? 'incomplete' : 'active',
-    } as NewSubscription);
-    await this.repo.claimCharge(manager, { ...charge, status: pendingPix ? 'pending' : 'approved' });
+    });
+    if (!charge) throw new SettlementRefused('charge_not_recorded');
     const view = SubscriptionResponseDto.of(created);
     await recordEvents(
       manager,
-      ['subscription.created' as const, ...transition.events].map((type) => ({
-        type,
-        sellerId: created.sellerId,
-        data: view,
-      })),
+      ['subscription.created' as const, ...events].map((type) => ({ type, sellerId: created.sellerId, data: view })),
     );
-    await this.mailWelcome(manager, created, signup, pendingPix ? tx : null);
+    await this.mailWelcome(manager, created, signup, pixCharge);
+    await signup.key?.answer(manager, { id: created.id });
     signup.created = created;
+    return created;
   }
 
   /**
@@ -213,6 +248,9 @@ export class SubscriptionBilling implements OnModuleInit, TransactionSettlementL
         ? `Your free trial ends on ${subscription.trialEnd.toISOString()}; the first charge is made then.`
         : '',
       pixCharge?.pix ? `To start it, pay R$ ${pixCharge.amount} with this PIX code:\n${pixCharge.pix.qr_code}` : '',
+      subscription.status === 'incomplete' && !pixCharge
+        ? 'Your card payment is being confirmed; the subscription starts once it is (or ends if it is declined).'
+        : '',
       '',
       `Subscription: ${subscription.id}`,
       `Your manage token (keep it secret): ${signup.manageToken}`,

@@ -139,8 +139,12 @@ export class SubscriptionPlansController {
     summary: 'Subscribe to an active plan (public)',
     description:
       'Credit: the card is tokenized by the processor and charged now (402 `card_declined` and nothing created ' +
-      'when declined), or at the end of the trial. Pix: the subscription is `incomplete` until the pix in ' +
-      '`pix` is paid. The `manage_token` is shown only here and in the welcome e-mail.',
+      'when declined), or at the end of the trial. A card charge whose outcome the processor has not told yet ' +
+      '(a timeout) answers `incomplete` with the pending `transaction`: the subscription turns `active` once the ' +
+      'charge is confirmed, or `canceled` if it was declined or never made. Pix: the subscription is `incomplete` ' +
+      'until the pix in `pix` is paid. The `manage_token` is shown only here and in the welcome e-mail; a retry ' +
+      'with the same Idempotency-Key never charges twice and answers 409 `idempotency_secret_not_replayable` ' +
+      'with the `id` once the subscription exists.',
   })
   @ApiCreatedResponse({ type: SubscribeResponseDto })
   @ApiErrorResponses(400, 402, 404, 409, 422)

@@ -295,6 +295,11 @@ export class SubscriptionsRepository {
     return row ? toCharge(row) : null;
   }
 
+  async findCharge(id: string): Promise<SubscriptionCharge | null> {
+    const [row] = await this.dataSource.query(`SELECT ${CHARGE_COLUMNS} FROM subscription_charges WHERE id = $1`, [id]);
+    return row ? toCharge(row) : null;
+  }
+
   async hasChargeInFlight(manager: EntityManager, subscriptionId: string): Promise<boolean> {
     const rows = await manager.query(
       `SELECT 1 FROM subscription_charges WHERE subscription_id = $1 AND status = 'processing' LIMIT 1`,

@@ -10,13 +10,16 @@ import {
   ConflictError,
   ForbiddenError,
   NotFoundError,
+  SecretNotReplayableError,
   UnauthorizedError,
   ValidationError,
 } from '../common/errors/api-error';
+import { heldIdempotencyKey, requestTransaction } from '../common/idempotency/request-transaction';
 import { checkMoney, formatMoney } from '../common/money/money';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { normaliseDocument } from '../sellers/document';
 import { SellersService } from '../sellers/sellers.service';
+import type { TransactionListQueryDto } from '../transactions/dto/transaction.dto';
 import { TransactionsService } from '../transactions/transactions.service';
 import { recordEvent } from '../webhooks/outbox';
 import { daysAfter, period } from './billing-period';
@@ -64,8 +67,8 @@ export class SubscriptionsService {
     await this.authorization.authorizeSeller(principal, input.seller, { permission: 'subscriptions.manage' });
     const amount = checkMoney(input.amount);
     if (!amount.ok) throw ValidationError.of('amount', amount.message);
-    const plan = await this.dataSource.transaction((manager) =>
-      this.repo.insertPlan(manager, {
+    return requestTransaction(this.dataSource, async (manager) => {
+      const plan = await this.repo.insertPlan(manager, {
         sellerId: input.seller,
         name: input.name.trim(),
         description: input.description ?? null,
@@ -75,9 +78,9 @@ export class SubscriptionsService {
         trialDays: input.trial_days ?? 0,
         paymentTypes: input.payment_types,
         active: input.active ?? true,
-      }),
-    );
-    return SubscriptionPlanResponseDto.of(plan);
+      });
+      return SubscriptionPlanResponseDto.of(plan);
+    });
   }
 
   async listPlans(principal: Principal, query: PlanListQueryDto, page: PageRequest) {
@@ -177,25 +180,31 @@ export class SubscriptionsService {
       canceledAt: null,
       manageTokenHash: manage.hash,
     };
+    const key = heldIdempotencyKey();
     const signup: Signup = {
       subscription,
-      chargeId: randomUUID(),
+      // A retry of a signup interrupted after its key was tied resumes that signup's charge.
+      chargeId: key?.resumeOf ?? randomUUID(),
       plan,
       sellerName: seller.name,
       manageToken: manage.token,
       asOf: now,
+      key,
     };
     if (plan.trialDays > 0) {
-      const created = await this.dataSource.transaction(async (manager) => {
+      return requestTransaction(this.dataSource, async (manager) => {
         const row = await this.repo.insertSubscription(manager, subscription);
         await recordEvent(manager, 'subscription.created', row.sellerId, SubscriptionResponseDto.of(row));
         await this.billing.mailWelcome(manager, row, signup, null);
-        return row;
+        return SubscribeResponseDto.of(row, null, manage.token);
       });
-      return SubscribeResponseDto.of(created, null, manage.token);
     }
 
-    const tx = await this.billing.chargeSignup(signup, () =>
+    // The key is tied to the first charge before the processor is called: a retry after a crash
+    // resumes that charge (see TransactionsService.resume) and never charges the card twice.
+    if (key && !key.resumeOf) await this.dataSource.transaction((manager) => key.tie(manager, signup.chargeId));
+    const earlier = key?.resumeOf ? await this.chargeOf(plan.sellerId, key.resumeOf) : null;
+    let tx = await this.billing.chargeSignup(signup, () =>
       this.transactions.create(
         plan.sellerId,
         {
@@ -207,8 +216,18 @@ export class SubscriptionsService {
         },
         'subscription',
         card ?? undefined,
+        earlier?.id,
       ),
     );
+    if (!signup.created && tx.status === 'pending' && !tx.pix) {
+      // The outcome is unknown (the processor may have charged): never "nothing was created".
+      await this.dataSource.transaction((manager) => this.billing.signupAwaitingCharge(manager, signup, tx.id));
+      if (!signup.created) tx = await this.transactions.get(plan.sellerId, tx.id); // settled meanwhile
+    }
+    if (signup.created) {
+      if (key) key.answered = true; // answered in the transaction that wrote the subscription
+      return SubscribeResponseDto.of(signup.created, tx, manage.token);
+    }
     if (tx.status === 'declined') {
       throw new ApiError(
         402,
@@ -216,14 +235,24 @@ export class SubscriptionsService {
         `The card was declined (${tx.decline_reason ?? 'declined'}); no subscription was created.`,
       );
     }
-    if (!signup.created) {
-      throw new ApiError(
-        402,
-        'charge_not_completed',
-        'The first charge did not complete; no subscription was created.',
-      );
-    }
-    return SubscribeResponseDto.of(signup.created, tx, manage.token);
+    const written = await this.repo.findCharge(signup.chargeId);
+    // A resumed signup written by its earlier attempt: its manage token is never shown again.
+    if (written) throw new SecretNotReplayableError(written.subscriptionId);
+    throw new ApiError(
+      402,
+      'charge_not_completed',
+      `The first charge did not go through (${tx.status}); no subscription was created and nothing was charged.`,
+    );
+  }
+
+  /** The transaction of a signup's first charge (its reference), if the earlier attempt wrote it. */
+  private async chargeOf(sellerId: string, chargeId: string) {
+    const found = await this.transactions.list(sellerId, { reference: chargeId } as TransactionListQueryDto, {
+      limit: 1,
+      descending: false,
+      after: null,
+    });
+    return found.results[0] ?? null;
   }
 
   /**

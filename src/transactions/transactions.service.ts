@@ -92,26 +92,29 @@ export class TransactionsService implements OnModuleInit {
    * Idempotency-Key; one made on behalf of another change (a checkout, a subscription) keeps
    * apart from it, so that it never records its answer as that request's answer. `cardOnFile` (a
    * token from tokenizeCard) pays a credit or debit charge instead of `input.card` (subscriptions).
+   * Such a change resumes its own interrupted charge with `resumeOf` (the pending transaction).
    */
   create(
     sellerId: string,
     input: CreateTransactionDto,
     source: TransactionSource = 'api',
     cardOnFile?: CardToken,
+    resumeOf?: string,
   ): Promise<TransactionResponseDto> {
     return source === 'api'
-      ? this.createCharge(sellerId, input, source, cardOnFile)
-      : outsideIdempotencyKey(() => this.createCharge(sellerId, input, source, cardOnFile));
+      ? this.createCharge(sellerId, input, source, cardOnFile, resumedResource())
+      : outsideIdempotencyKey(() => this.createCharge(sellerId, input, source, cardOnFile, resumeOf ?? null));
   }
 
+  /** `resumed`: the pending transaction of an interrupted earlier attempt of this charge, resumed instead of a new one. */
   private async createCharge(
     sellerId: string,
     input: CreateTransactionDto,
     source: TransactionSource,
-    cardOnFile?: CardToken,
+    cardOnFile: CardToken | undefined,
+    resumed: string | null,
   ): Promise<TransactionResponseDto> {
     const payment = await this.checkPayment(input, cardOnFile);
-    const resumed = resumedResource();
     if (resumed) return this.resume(sellerId, resumed, payment, input);
     const seller = await this.sellers.find(sellerId);
     if (!seller.ratePlanId) {
@@ -355,6 +358,14 @@ export class TransactionsService implements OnModuleInit {
     await this.settlements.notify(manager, view, stale.status);
     await recordEvent(manager, 'transaction.voided', stale.sellerId, view);
     return view;
+  }
+
+  /**
+   * Locks the transaction for the caller's database transaction, so that no settlement runs
+   * meanwhile; true when it is still pending (a charge's outcome still unknown).
+   */
+  async holdPending(manager: EntityManager, id: string): Promise<boolean> {
+    return (await this.transactions.lockById(manager, id))?.status === 'pending';
   }
 
   /** The transaction exactly as GET shows it (with its active split rules), read in `manager`'s transaction. */

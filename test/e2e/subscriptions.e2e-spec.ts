@@ -1,3 +1,4 @@
+import { IdempotencyRepository } from '../../src/common/idempotency/idempotency.repository';
 import { SubscriptionRenewals } from '../../src/subscriptions/subscription-renewals.service';
 import { createUser, grant, TestUser } from '../support/identity';
 import { CARDS, payingSeller } from '../support/payments';
@@ -293,6 +294,89 @@ describe('subscriptions', () => {
       const count = await t.db.query('SELECT count(*)::int AS n FROM subscriptions WHERE plan_id = $1', [id]);
       expect(count.rows[0].n).toBe(1);
       expect(await transactionsOf(first.body.id)).toHaveLength(1);
+    });
+  });
+
+  describe('Idempotency-Key', () => {
+    const dropped = () => Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+
+    it('a signup whose answer could not be stored resumes its charge on retry: one charge, one subscription', async () => {
+      const id = await plan({ payment_types: ['credit'] });
+      const subscriber = { ...SUBSCRIBER, email: 'signup-once@example.com' };
+      const from = clientAddress();
+      const post = () =>
+        t.http.post(
+          `/subscriptions/plan/${id}/subscribe/`,
+          { subscriber, payment: { type: 'credit', card: CARDS.visa } },
+          { headers: { 'x-forwarded-for': from, 'idempotency-key': 'signup-once' } },
+        );
+      // The database drops while the answer is stored: the signup's charge was made, its settlement is not.
+      jest.spyOn(t.app.get(IdempotencyRepository), 'complete').mockRejectedValueOnce(dropped());
+      const failed = await post();
+      expect(failed.status).toBe(503);
+
+      const retried = await post();
+      expect(retried.status).toBe(201);
+      expect(retried.headers.get('idempotent-replayed')).toBeNull();
+      expect(retried.body).toMatchObject({ status: 'active', manage_token: expect.any(String) });
+      const subscriptions = await t.db.query('SELECT id FROM subscriptions WHERE plan_id = $1', [id]);
+      expect(subscriptions.rows).toEqual([{ id: retried.body.id }]);
+      // What the processor charged for this signup, and what the books hold: one approved charge.
+      const charged = await t.db.query(
+        `SELECT t.id, t.status, c.status AS at_processor FROM transactions t
+         JOIN sandbox_charges c ON c.transaction_id = t.id WHERE t.customer->>'email' = $1`,
+        [subscriber.email],
+      );
+      expect(charged.rows).toEqual([{ id: retried.body.transaction, status: 'approved', at_processor: 'approved' }]);
+      expect(await transactionsOf(retried.body.id)).toHaveLength(1);
+
+      const again = await post();
+      expect(again.status).toBe(409);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.body).toMatchObject({ code: 'idempotency_secret_not_replayable', id: retried.body.id });
+    });
+
+    it('a trial signup and a plan record their answers with the change', async () => {
+      const repo = t.app.get(IdempotencyRepository);
+      const id = await plan({ trial_days: 7 });
+      const from = clientAddress();
+      const post = () =>
+        t.http.post(
+          `/subscriptions/plan/${id}/subscribe/`,
+          { subscriber: SUBSCRIBER, payment: { type: 'credit', card: CARDS.visa } },
+          { headers: { 'x-forwarded-for': from, 'idempotency-key': 'trial-once' } },
+        );
+      const count = async () =>
+        (await t.db.query('SELECT count(*)::int AS n FROM subscriptions WHERE plan_id = $1', [id])).rows[0].n;
+      // The answer is stored in the subscription's transaction: when that fails, nothing was created.
+      jest.spyOn(repo, 'complete').mockRejectedValueOnce(dropped());
+      expect((await post()).status).toBe(503);
+      expect(await count()).toBe(0);
+      const created = await post();
+      expect(created.status).toBe(201);
+      const again = await post();
+      expect(again.status).toBe(409);
+      expect(again.body).toMatchObject({ code: 'idempotency_secret_not_replayable', id: created.body.id });
+      expect(await count()).toBe(1);
+      jest.restoreAllMocks();
+
+      const newPlan = () =>
+        t.http.post(
+          '/subscriptions/plan/',
+          { seller: sellerId, name: 'Once', amount: '10.00', interval: 'month', payment_types: ['credit'] },
+          { token: manager.access, headers: { 'idempotency-key': 'plan-once' } },
+        );
+      const calls: boolean[] = [];
+      const complete = repo.complete.bind(repo);
+      jest.spyOn(repo, 'complete').mockImplementation(async (ref, status, body, manager) => {
+        calls.push(manager !== undefined);
+        return complete(ref, status, body, manager);
+      });
+      const first = await newPlan();
+      expect(first.status).toBe(201);
+      expect(calls).toEqual([true]); // in the plan's own transaction
+      expect((await newPlan()).body).toEqual(first.body);
+      jest.restoreAllMocks();
     });
   });
 

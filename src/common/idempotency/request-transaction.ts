@@ -88,6 +88,16 @@ export function outsideIdempotencyKey<T>(work: () => Promise<T>): Promise<T> {
   return detached.run(true, work);
 }
 
+/**
+ * The request's Idempotency-Key itself, for a change whose record is written apart from it (a
+ * signup: its first charge runs outsideIdempotencyKey, and that charge's settlement writes the
+ * subscription): the caller ties it before the charge, answers it in the transaction that writes
+ * the record, and sets `answered` once that transaction committed. Undefined outside a request.
+ */
+export function heldIdempotencyKey(): IdempotencyClaim | undefined {
+  return currentClaim();
+}
+
 /** The record an interrupted earlier attempt of this same request tied its key to, if any. */
 export function resumedResource(): string | null {
   return currentClaim()?.resumeOf ?? null;
