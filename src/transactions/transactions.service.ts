@@ -345,9 +345,17 @@ export class TransactionsService implements OnModuleInit {
    * processor is told by a job queued in the same database transaction (retried until it
    * answers), so the record and the processor cannot end up disagreeing.
    */
-  async void(sellerId: string, id: string, reason?: string): Promise<TransactionResponseDto> {
+  async void(
+    sellerId: string,
+    id: string,
+    reason?: string,
+    options: { onlyPending?: boolean } = {},
+  ): Promise<TransactionResponseDto> {
     return requestTransaction(this.dataSource, async (manager) => {
       const tx = await this.lockOrFail(manager, sellerId, id);
+      if (options.onlyPending && tx.status !== 'pending') {
+        throw new ConflictError('invalid_state', `The transaction is ${tx.status}, no longer pending.`);
+      }
       if (tx.status !== 'approved' && tx.status !== 'pending') {
         throw new ConflictError(
           'invalid_state',
@@ -481,7 +489,7 @@ export class TransactionsService implements OnModuleInit {
    * The charge's values, once its DTO's rules (API.md section 8, declared on CreateTransactionDto)
    * have passed: also for callers in other areas that build the input in code.
    */
-  private async checkPayment(raw: CreateTransactionDto): Promise<CheckedPayment> {
+  async checkPayment(raw: CreateTransactionDto): Promise<CheckedPayment> {
     const input = await assertValid(CreateTransactionDto, raw);
     const amount = checkMoney(input.amount);
     if (!amount.ok) throw ValidationError.of('amount', amount.message);

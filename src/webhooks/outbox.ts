@@ -14,6 +14,7 @@ export const EVENT_TYPES = [
   'virtual_account.transfer',
   'virtual_account.payout.failed',
   'checkout.completed',
+  'checkout.expired',
   'subscription.created',
   'subscription.charged',
   'subscription.past_due',
