@@ -25,6 +25,8 @@ export const TAGS: Record<string, string> = {
   'users admin': "Superusers' view of the user accounts: search, deactivate (tokens stop at once), grant superuser.",
   'audit log':
     'Append-only record of every privileged or money-affecting action by a person, written in the same transaction.',
+  'ticketed events':
+    "A seller's ticketed events (ticket types, sales window, orders, check-in) and their public checkout: seats held with the order, never oversold, paid through a unified transaction.",
 };
 
 /** Extension the access decorators write; turned into a sentence of the operation's description. */
