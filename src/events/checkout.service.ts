@@ -1,9 +1,11 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { isUUID } from 'class-validator';
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiError, ConflictError, FieldErrors, NotFoundError, ValidationError } from '../common/errors/api-error';
 import { Cents, formatMoney, MAX_AMOUNT_CENTS } from '../common/money/money';
+import { keepIdempotencyKeyOpen, resumedResource, tieIdempotencyKey } from '../common/idempotency/request-transaction';
 import { JobQueue } from '../jobs/job-queue.service';
 import { MailService } from '../mail/mail.service';
 import { normaliseDocument } from '../sellers/document';
@@ -46,6 +48,7 @@ const EXPIRY_BATCH = 200;
 @Injectable()
 export class CheckoutService implements OnModuleInit, TransactionSettlementListener {
   private readonly logger = new Logger('Checkout');
+  private readonly placing = new AsyncLocalStorage<PlacedOrder>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -87,8 +90,15 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     return toCheckoutOrderView(full);
   }
 
+  /**
+   * Holds the seats with the order, charges, and answers the order as its charge left it. The
+   * request's Idempotency-Key is tied to the order in the hold's transaction: a retry after a
+   * crash resumes that order (and its charge) instead of making a second one.
+   */
   async checkout(eventId: string, input: CheckoutDto): Promise<CheckoutOrderDto> {
     const event = await this.publishedEvent(eventId);
+    const resumed = resumedResource();
+    if (resumed) return this.resume(event, resumed, input);
     if (!salesOpen(event, new Date())) {
       throw new ConflictError('sales_closed', 'Ticket sales for this event are closed or not open yet.');
     }
@@ -113,17 +123,24 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
         },
         items,
       );
-      for (const item of [...items].sort((a, b) => (a.ticketTypeId < b.ticketTypeId ? -1 : 1))) {
+      for (const item of inLockOrder(items)) {
         if (!(await this.events.hold(manager, item.ticketTypeId, item.quantity))) {
           throw notEnoughSeats(item, await this.events.seatsLeft(manager, item.ticketTypeId));
         }
       }
+      await tieIdempotencyKey(manager, created.id);
       return created;
     });
 
     // 2. The charge. Its settlement moves the order on (onTransactionSettled), whatever the outcome.
+    const placed: PlacedOrder = {
+      orderId: order.id,
+      event,
+      items: items.map((item) => ({ ...item, orderId: order.id })),
+      settled: null,
+    };
     try {
-      await this.transactions.create(event.sellerId, { ...charge, reference: order.id }, 'event_checkout');
+      return await this.charge(placed, order, charge, null);
     } catch (error) {
       // Refused before any charge existed (e.g. a seller without a rate plan): the seats go back.
       // Anything else leaves the order pending for the expiry job, which finds its charge if any.
@@ -132,27 +149,62 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
       }
       throw error;
     }
-    return toCheckoutOrderView((await this.orders.findForEvent(eventId, order.id))!);
+  }
+
+  /**
+   * The retry of a checkout whose first attempt was interrupted after its order was written: its
+   * charge is resumed (the processor is asked, nothing is charged twice), or begun when the
+   * attempt died before it; an order already settled is answered as it is.
+   */
+  private async resume(event: TicketedEventRow, orderId: string, input: CheckoutDto): Promise<CheckoutOrderDto> {
+    const full = await this.orders.findForEvent(event.id, orderId);
+    if (!full) throw new NotFoundError('Order not found.', 'order_not_found');
+    const { order, items } = full;
+    if (order.status !== 'pending' || order.transactionId !== null || order.expiresAt <= new Date()) {
+      return toCheckoutOrderView(full);
+    }
+    const charge = await this.checkPayment(event, input, order.amount);
+    return this.charge({ orderId, event, items, settled: null }, order, charge, await this.chargeOf(order));
+  }
+
+  /**
+   * Charges the order (or resumes its charge `resumeOf`) and answers the order as the charge's
+   * settlement left it, as that settlement wrote it: no second read. A card charge whose outcome
+   * the processor did not tell keeps the request's Idempotency-Key open, so that a retry resumes it.
+   */
+  private async charge(
+    placed: PlacedOrder,
+    order: EventOrderRow,
+    charge: CreateTransactionDto,
+    resumeOf: string | null,
+  ): Promise<CheckoutOrderDto> {
+    const tx = await this.placing.run(placed, () =>
+      this.transactions.create(order.sellerId, { ...charge, reference: order.id }, 'event_checkout', resumeOf),
+    );
+    if (tx.status === 'pending' && (tx.payment_type === 'credit' || tx.payment_type === 'debit')) {
+      keepIdempotencyKeyOpen();
+    }
+    return toCheckoutOrderView(placed.settled ?? (await this.orders.findForEvent(order.eventId, order.id))!);
   }
 
   /** Moves the order of an event checkout with its transaction; inside the transaction's database transaction. */
   async onTransactionSettled(manager: EntityManager, tx: TransactionResponseDto): Promise<void> {
     if (tx.source !== 'event_checkout' || !tx.reference || !isUUID(tx.reference)) return;
-    let order = await this.orders.lockForSeller(manager, tx.seller, tx.reference);
-    if (!order || (order.transactionId !== null && order.transactionId !== tx.id)) return;
-    if (order.transactionId === null) {
-      order = await this.orders.attachPayment(manager, order.id, {
-        transactionId: tx.id,
-        pix: tx.pix,
-        boleto: tx.boleto,
-      });
-    }
+    const order = await this.orders.lockForTransaction(manager, tx.seller, tx.reference, {
+      transactionId: tx.id,
+      pix: tx.pix,
+      boleto: tx.boleto,
+    });
+    if (!order) return;
+    // The checkout that placed this order is waiting for it: it hands over what it knows and gets the order back.
+    const placing = this.placing.getStore();
+    const placed = placing?.orderId === order.id ? placing : undefined;
     const action = settlementAction(order.status, tx);
     switch (action.kind) {
       case 'complete':
-        return this.complete(manager, order);
+        return this.complete(manager, order, placed);
       case 'release':
-        return this.release(manager, order, action.status, tx.decline_reason ?? tx.void_reason);
+        return this.release(manager, order, action.status, tx.decline_reason ?? tx.void_reason, placed);
       case 'cancel_paid':
         return this.cancelPaid(manager, order);
       case 'void_charge':
@@ -160,6 +212,8 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
         await this.jobs.send(VOID_CHARGE_JOB, { sellerId: tx.seller, transactionId: tx.id }, {}, manager);
         return;
       case 'link':
+        if (placed) placed.settled = { order, items: placed.items, tickets: [] };
+        return;
       case 'none':
         return;
     }
@@ -220,10 +274,10 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
   }
 
   /** Paid: held seats sold, one ticket per seat, the tickets e-mailed, `checkout.completed`. */
-  private async complete(manager: EntityManager, pending: EventOrderRow): Promise<void> {
+  private async complete(manager: EntityManager, pending: EventOrderRow, placed?: PlacedOrder): Promise<void> {
     const order = await this.orders.transition(manager, pending.id, 'pending', 'paid');
     if (!order) return;
-    const items = await this.orders.items(manager, order.id);
+    const items = placed?.items ?? (await this.orders.items(manager, order.id));
     const tickets = await this.orders.insertTickets(
       manager,
       items.flatMap((item) =>
@@ -235,11 +289,14 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
         })),
       ),
     );
-    const event = (await this.events.find(order.eventId, manager))!;
-    await this.mail.queue(manager, ticketsMail(event, { order, items, tickets }));
-    await recordEvent(manager, 'checkout.completed', order.sellerId, toEventOrderView({ order, items, tickets }));
+    const event = placed?.event ?? (await this.events.find(order.eventId, manager))!;
+    const full = { order, items, tickets };
+    await this.mail.queue(manager, ticketsMail(event, full));
+    await recordEvent(manager, 'checkout.completed', order.sellerId, toEventOrderView(full));
     // Last, so the hot seat row stays locked as briefly as possible before the commit.
-    for (const item of items) await this.events.moveSeats(manager, item.ticketTypeId, item.quantity, 'sell');
+    for (const item of inLockOrder(items))
+      await this.events.moveSeats(manager, item.ticketTypeId, item.quantity, 'sell');
+    if (placed) placed.settled = full;
   }
 
   /** Not paid (declined, expired, canceled): the held seats go back. */
@@ -248,14 +305,18 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     pending: EventOrderRow,
     status: 'declined' | 'expired' | 'canceled',
     reason: string | null,
+    placed?: PlacedOrder,
   ): Promise<void> {
     const order = await this.orders.transition(manager, pending.id, 'pending', status, reason);
     if (!order) return;
-    const items = await this.orders.items(manager, order.id);
+    const items = placed?.items ?? (await this.orders.items(manager, order.id));
     if (status === 'expired') {
       await recordEvent(manager, 'checkout.expired', order.sellerId, toEventOrderView({ order, items, tickets: [] }));
     }
-    for (const item of items) await this.events.moveSeats(manager, item.ticketTypeId, item.quantity, 'release');
+    for (const item of inLockOrder(items)) {
+      await this.events.moveSeats(manager, item.ticketTypeId, item.quantity, 'release');
+    }
+    if (placed) placed.settled = { order, items, tickets: [] };
   }
 
   /** A paid order's payment was reversed: its seats go back on sale and its tickets stop admitting. */
@@ -316,6 +377,23 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
   }
 }
 
+/**
+ * An order its checkout is placing, while it waits for the charge: the settlement of that charge
+ * (in the same call chain) takes the event and items from it and leaves the settled order in it.
+ */
+interface PlacedOrder {
+  orderId: string;
+  event: TicketedEventRow;
+  /** In the event's ticket type order, as the order's views list them. */
+  items: OrderItemRow[];
+  settled: FullOrder | null;
+}
+
+/** Seat rows are always locked in ticket type id order, so that concurrent orders never deadlock. */
+function inLockOrder<T extends { ticketTypeId: string }>(items: T[]): T[] {
+  return [...items].sort((a, b) => (a.ticketTypeId < b.ticketTypeId ? -1 : 1));
+}
+
 interface CheckedItem {
   ticketTypeId: string;
   name: string;
@@ -340,6 +418,10 @@ function checkItems(input: CheckoutDto, types: TicketTypeRow[]): { items: Checke
     }
     seen.add(id);
   });
+  // In the event's ticket type order, as the order's views list them.
+  items.sort(
+    (a, b) => types.findIndex((t) => t.id === a.ticketTypeId) - types.findIndex((t) => t.id === b.ticketTypeId),
+  );
   const amount = items.reduce((sum, item) => sum + item.unitPrice * item.quantity, 0);
   if (Object.keys(problems).length === 0 && amount > MAX_AMOUNT_CENTS) {
     problems.items = [`come to more than the largest amount of one payment (${formatMoney(MAX_AMOUNT_CENTS)})`];

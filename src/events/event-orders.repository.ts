@@ -89,15 +89,21 @@ export type CheckedTicket = TicketRow & { ticketTypeName: string };
 export class EventOrdersRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
+  /** The order and its items, in one statement. */
   async insert(
     manager: EntityManager,
     order: NewOrder,
     items: Array<{ ticketTypeId: string; quantity: number; unitPrice: Cents }>,
   ): Promise<EventOrderRow> {
     const [row]: EventOrderRow[] = await manager.query(
-      `INSERT INTO event_orders (event_id, seller_id, status, amount, payment_type, installments, buyer_name,
-         buyer_email, buyer_document, expires_at)
-       VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7, $8, $9) RETURNING ${ORDER_COLUMNS}`,
+      `WITH o AS (
+         INSERT INTO event_orders (event_id, seller_id, status, amount, payment_type, installments, buyer_name,
+           buyer_email, buyer_document, expires_at)
+         VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7, $8, $9) RETURNING ${ORDER_COLUMNS}),
+       i AS (
+         INSERT INTO event_order_items (order_id, ticket_type_id, quantity, unit_price)
+         SELECT o.id, v.* FROM o, unnest($10::uuid[], $11::int[], $12::bigint[]) AS v)
+       SELECT * FROM o`,
       [
         order.eventId,
         order.sellerId,
@@ -108,12 +114,10 @@ export class EventOrdersRepository {
         order.buyerEmail,
         order.buyerDocument,
         order.expiresAt,
+        items.map((i) => i.ticketTypeId),
+        items.map((i) => i.quantity),
+        items.map((i) => i.unitPrice),
       ],
-    );
-    await manager.query(
-      `INSERT INTO event_order_items (order_id, ticket_type_id, quantity, unit_price)
-       SELECT $1, * FROM unnest($2::uuid[], $3::int[], $4::bigint[])`,
-      [row.id, items.map((i) => i.ticketTypeId), items.map((i) => i.quantity), items.map((i) => i.unitPrice)],
     );
     return toOrder(row);
   }
@@ -163,14 +167,27 @@ export class EventOrdersRepository {
     return rows.map(toItem);
   }
 
-  /** Records the order's transaction and its payment data (pix code, boleto line). */
-  async attachPayment(manager: EntityManager, id: string, payment: OrderPayment): Promise<EventOrderRow> {
-    const [[row]]: [EventOrderRow[], number] = await manager.query(
-      `UPDATE event_orders SET transaction_id = $2, pix = $3::jsonb, boleto = $4::jsonb, updated_at = now()
-       WHERE id = $1 RETURNING ${ORDER_COLUMNS}`,
-      [id, payment.transactionId, JSON.stringify(payment.pix), JSON.stringify(payment.boleto)],
+  /**
+   * Locks the order of this seller paid by this transaction (or by none yet) and records the
+   * transaction and its payment data (pix code, boleto line) the first time, in one statement.
+   * Null when there is no such order, or it is paid by another transaction.
+   */
+  async lockForTransaction(
+    manager: EntityManager,
+    sellerId: string,
+    id: string,
+    payment: OrderPayment,
+  ): Promise<EventOrderRow | null> {
+    const [rows]: [EventOrderRow[], number] = await manager.query(
+      `UPDATE event_orders SET transaction_id = $3,
+         pix = CASE WHEN transaction_id IS NULL THEN $4::jsonb ELSE pix END,
+         boleto = CASE WHEN transaction_id IS NULL THEN $5::jsonb ELSE boleto END,
+         updated_at = CASE WHEN transaction_id IS NULL THEN now() ELSE updated_at END
+       WHERE seller_id = $1 AND id = $2 AND (transaction_id IS NULL OR transaction_id = $3)
+       RETURNING ${ORDER_COLUMNS}`,
+      [sellerId, id, payment.transactionId, JSON.stringify(payment.pix), JSON.stringify(payment.boleto)],
     );
-    return toOrder(row);
+    return rows[0] ? toOrder(rows[0]) : null;
   }
 
   /**

@@ -87,25 +87,27 @@ export class TransactionsService implements OnModuleInit {
   /**
    * Charges a payment. Only a charge the API was asked for (`source` 'api') answers the request's
    * Idempotency-Key; one made on behalf of another change (a checkout, a subscription) keeps
-   * apart from it, so that it never records its answer as that request's answer.
+   * apart from it, so that it never records its answer as that request's answer. Such a change
+   * resumes its own interrupted charge by passing `resumeOf` (the charge it began earlier).
    */
   create(
     sellerId: string,
     input: CreateTransactionDto,
     source: TransactionSource = 'api',
+    resumeOf: string | null = null,
   ): Promise<TransactionResponseDto> {
     return source === 'api'
-      ? this.createCharge(sellerId, input, source)
-      : outsideIdempotencyKey(() => this.createCharge(sellerId, input, source));
+      ? this.createCharge(sellerId, input, source, resumedResource())
+      : outsideIdempotencyKey(() => this.createCharge(sellerId, input, source, resumeOf));
   }
 
   private async createCharge(
     sellerId: string,
     input: CreateTransactionDto,
     source: TransactionSource,
+    resumed: string | null,
   ): Promise<TransactionResponseDto> {
     const payment = await this.checkPayment(input);
-    const resumed = resumedResource();
     if (resumed) return this.resume(sellerId, resumed, payment, input);
     const seller = await this.sellers.find(sellerId);
     if (!seller.ratePlanId) {

@@ -471,6 +471,120 @@ describe('ticketed events and checkout', () => {
     expect(other.status).toBe(422);
   });
 
+  describe('a checkout retried with its Idempotency-Key after a crash', () => {
+    const post = (eventId: string, body: unknown, key: string) =>
+      t.http.post(`/event/event/${eventId}/checkout/`, body, {
+        headers: { 'x-forwarded-for': '192.0.2.88', 'idempotency-key': key },
+      });
+    const count = async (sql: string, params: unknown[]) => Number((await t.db.query(sql, params)).rows[0].n);
+    const chargesOf = (orderId: string) =>
+      count(`SELECT count(*) AS n FROM transactions WHERE source = 'event_checkout' AND reference = $1`, [orderId]);
+    const processorChargesOf = (orderId: string) =>
+      count(
+        `SELECT count(*) AS n FROM sandbox_charges c JOIN transactions x ON x.id = c.transaction_id
+         WHERE x.reference = $1`,
+        [orderId],
+      );
+    const ordersOf = (eventId: string) =>
+      count(`SELECT count(*) AS n FROM event_orders WHERE event_id = $1`, [eventId]);
+    const completedEventsOf = (orderId: string) =>
+      count(`SELECT count(*) AS n FROM outbox_events WHERE type = 'checkout.completed' AND data->>'id' = $1`, [
+        orderId,
+      ]);
+
+    /** The key as a process that died during the request leaves it: in progress, its lease over, tied to the order. */
+    const keyLeftInProgress = async (key: string, orderId: string) => {
+      await t.db.query(
+        `UPDATE idempotency_keys SET status = 'in_progress', response_status = NULL, response_body = NULL,
+           lease_until = now() - interval '1 second' WHERE key = $1`,
+        [key],
+      );
+      const tied = await t.db.query('SELECT resource_id FROM idempotency_keys WHERE key = $1', [key]);
+      expect(tied.rows).toEqual([{ resource_id: orderId }]);
+    };
+    /** The order as its hold's transaction left it: pending, no transaction, no ticket, its seats held. */
+    const backToHeld = async (orderId: string) => {
+      await t.db.query('DELETE FROM event_tickets WHERE order_id = $1', [orderId]);
+      await t.db.query(
+        `UPDATE ticket_types y SET sold = sold - i.quantity, held = held + i.quantity
+         FROM event_order_items i WHERE i.order_id = $1 AND y.id = i.ticket_type_id`,
+        [orderId],
+      );
+      await t.db.query(
+        `UPDATE event_orders SET status = 'pending', transaction_id = NULL, paid_at = NULL WHERE id = $1`,
+        [orderId],
+      );
+      await t.db.query(`DELETE FROM outbox_events WHERE data->>'id' = $1 OR data->>'reference' = $1`, [orderId]);
+    };
+    /** The charge as a process that died before the processor's answer was recorded leaves it. */
+    const chargeInterrupted = (transactionId: string) =>
+      t.db.query(
+        `UPDATE transactions SET status = 'pending', approved_at = NULL, processor_reference = NULL WHERE id = $1`,
+        [transactionId],
+      );
+    const paidOnce = async (eventId: string, first: { body: any }, retry: { status: number; body: any }) => {
+      expect(retry.status).toBe(201);
+      expect(retry.body).toMatchObject({ id: first.body.id, status: 'paid' });
+      expect(retry.body.tickets).toHaveLength(2);
+      expect(await ordersOf(eventId)).toBe(1);
+      expect(await chargesOf(first.body.id)).toBe(1);
+      expect(await processorChargesOf(first.body.id)).toBe(1);
+      expect(await completedEventsOf(first.body.id)).toBe(1);
+      expect((await seats(eventId)).Pista).toEqual({ quantity: 10, sold: 2, held: 0 });
+    };
+    const body = (pista: string) =>
+      checkoutBody([{ ticket_type: pista, quantity: 2 }], { type: 'credit', card: CARDS.visa });
+
+    it('after the charge settled but before the answer was recorded: the same paid order, its tickets', async () => {
+      const event = await newEvent();
+      const first = await post(event.id, body(event.ticket_types[0].id), 'crash-answered');
+      expect(first.body.status).toBe('paid');
+      await keyLeftInProgress('crash-answered', first.body.id);
+      const retry = await post(event.id, body(event.ticket_types[0].id), 'crash-answered');
+      await paidOnce(event.id, first, retry);
+      expect(retry.body.tickets).toEqual(first.body.tickets);
+      expect(retry.headers.get('idempotent-replayed')).toBeNull();
+      const replay = await post(event.id, body(event.ticket_types[0].id), 'crash-answered');
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.body).toEqual(retry.body);
+    });
+
+    it('during the charge: the processor is asked what became of it, the order completed, nothing charged twice', async () => {
+      const event = await newEvent();
+      const first = await post(event.id, body(event.ticket_types[0].id), 'crash-charging');
+      await backToHeld(first.body.id);
+      await chargeInterrupted(first.body.transaction);
+      await keyLeftInProgress('crash-charging', first.body.id);
+      const retry = await post(event.id, body(event.ticket_types[0].id), 'crash-charging');
+      await paidOnce(event.id, first, retry);
+      expect(retry.body.transaction).toBe(first.body.transaction);
+    });
+
+    it('during the charge, before the processor heard of it: charged once, under the same transaction', async () => {
+      const event = await newEvent();
+      const first = await post(event.id, body(event.ticket_types[0].id), 'crash-unheard');
+      await backToHeld(first.body.id);
+      await chargeInterrupted(first.body.transaction);
+      await t.db.query('DELETE FROM sandbox_charges WHERE transaction_id = $1', [first.body.transaction]);
+      await keyLeftInProgress('crash-unheard', first.body.id);
+      const retry = await post(event.id, body(event.ticket_types[0].id), 'crash-unheard');
+      await paidOnce(event.id, first, retry);
+      expect(retry.body.transaction).toBe(first.body.transaction);
+    });
+
+    it('after the hold, before any charge: the held order is charged, no second order or hold', async () => {
+      const event = await newEvent();
+      const first = await post(event.id, body(event.ticket_types[0].id), 'crash-held');
+      await backToHeld(first.body.id);
+      await t.db.query('DELETE FROM sandbox_charges WHERE transaction_id = $1', [first.body.transaction]);
+      await t.db.query('DELETE FROM transactions WHERE id = $1', [first.body.transaction]);
+      expect((await seats(event.id)).Pista).toEqual({ quantity: 10, sold: 0, held: 2 });
+      await keyLeftInProgress('crash-held', first.body.id);
+      const retry = await post(event.id, body(event.ticket_types[0].id), 'crash-held');
+      await paidOnce(event.id, first, retry);
+    });
+  });
+
   it('public checkouts are limited to 30 a minute per client address', async () => {
     const event = await newEvent();
     const headers = { 'x-forwarded-for': '192.0.2.200' };
