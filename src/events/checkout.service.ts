@@ -78,10 +78,9 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
   }
 
   async publicEvent(id: string): Promise<PublicTicketedEventDto> {
-    const event = await this.publishedEvent(id);
-    const types = await this.events.ticketTypes([id]);
+    const { event, types } = await this.publishedEvent(id);
     const seller = await this.sellers.find(event.sellerId);
-    return toPublicEventView(event, types.get(id)!, seller.name, new Date());
+    return toPublicEventView(event, types, seller.name, new Date());
   }
 
   async publicOrder(eventId: string, orderId: string): Promise<CheckoutOrderDto> {
@@ -96,13 +95,12 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
    * crash resumes that order (and its charge) instead of making a second one.
    */
   async checkout(eventId: string, input: CheckoutDto): Promise<CheckoutOrderDto> {
-    const event = await this.publishedEvent(eventId);
+    const { event, types } = await this.publishedEvent(eventId);
     const resumed = resumedResource();
     if (resumed) return this.resume(event, resumed, input);
     if (!salesOpen(event, new Date())) {
       throw new ConflictError('sales_closed', 'Ticket sales for this event are closed or not open yet.');
     }
-    const types = (await this.events.ticketTypes([eventId])).get(eventId)!;
     const { items, amount } = checkItems(input, types);
     const charge = await this.checkPayment(event, input, amount);
 
@@ -328,10 +326,11 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     }
   }
 
-  private async publishedEvent(id: string): Promise<TicketedEventRow> {
-    const event = await this.events.find(id);
-    if (!event || event.status === 'draft') throw eventNotFound();
-    return event;
+  /** A published (or closed) event with its ticket types; a draft does not exist for the public. */
+  private async publishedEvent(id: string): Promise<{ event: TicketedEventRow; types: TicketTypeRow[] }> {
+    const found = await this.events.findWithTicketTypes(id);
+    if (!found || found.event.status === 'draft') throw eventNotFound();
+    return found;
   }
 
   /**

@@ -123,6 +123,21 @@ export class TicketedEventsRepository {
     return row ?? null;
   }
 
+  /** The event with its ticket types (oldest first), in one query. */
+  async findWithTicketTypes(id: string): Promise<{ event: TicketedEventRow; types: TicketTypeRow[] } | null> {
+    const [row]: Array<TicketedEventRow & { ticketTypes: Array<TicketTypeRow & { seq: string }> }> =
+      await this.dataSource.query(
+        `SELECT ${EVENT_COLUMNS},
+           (SELECT coalesce(json_agg(t ORDER BY t.seq), '[]'::json)
+            FROM (SELECT ${TYPE_COLUMNS}, seq FROM ticket_types WHERE event_id = $1) t) AS "ticketTypes"
+         FROM ticketed_events WHERE id = $1`,
+        [id],
+      );
+    if (!row) return null;
+    const { ticketTypes, ...event } = row;
+    return { event, types: ticketTypes.map(({ seq: _seq, ...type }) => toTicketType(type)) };
+  }
+
   /** Locks the event row (changes of an event are serialised). */
   async lock(manager: EntityManager, id: string): Promise<TicketedEventRow | null> {
     const [row]: TicketedEventRow[] = await manager.query(
