@@ -292,8 +292,9 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     await this.mail.queue(manager, ticketsMail(event, full));
     await recordEvent(manager, 'checkout.completed', order.sellerId, toEventOrderView(full));
     // Last, so the hot seat row stays locked as briefly as possible before the commit.
-    for (const item of inLockOrder(items))
+    for (const item of inLockOrder(items)) {
       await this.events.moveSeats(manager, item.ticketTypeId, item.quantity, 'sell');
+    }
     if (placed) placed.settled = full;
   }
 
