@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
+import { RequestDrain } from './common/http/drain';
 import { createFastifyAdapter } from './common/http/fastify-setup';
 import { PinoNestLogger, createLogger } from './common/logging/logger';
 import { AppConfig } from './config/config';
@@ -21,6 +22,7 @@ export interface CreateAppOptions {
 export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<NestFastifyApplication> {
   const logger = createLogger(config.logLevel, options.logDestination);
   const metrics = new HttpMetrics();
+  const drain = new RequestDrain();
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.register({
       config,
@@ -28,12 +30,26 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
       runWorkers: options.runWorkers ?? config.workersInApi,
       imports: options.imports,
     }),
-    createFastifyAdapter({ logger, metrics, trustProxy: config.trustProxy }),
+    createFastifyAdapter({ logger, metrics, drain, trustProxy: config.trustProxy }),
     { bodyParser: false, logger: new PinoNestLogger(logger), abortOnError: false, preview: options.preview },
   );
+  drains.set(app, drain);
   if (!options.preview) {
     mountOpenApi(app, buildOpenApiDocument(app));
     await app.init();
   }
   return app;
+}
+
+const drains = new WeakMap<NestFastifyApplication, RequestDrain>();
+
+/**
+ * Stops a listening application gracefully: drains HTTP (see RequestDrain; running requests
+ * get at most `timeoutMs`), then closes the rest (job queue, database pool). Resolves with the
+ * number of requests that were still running when the time ran out.
+ */
+export async function stopApp(app: NestFastifyApplication, timeoutMs: number): Promise<number> {
+  const unfinished = (await drains.get(app)?.drain(app.getHttpServer(), timeoutMs)) ?? 0;
+  await app.close();
+  return unfinished;
 }

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createApp } from './app.factory';
+import { createApp, stopApp } from './app.factory';
 import { ConfigError } from './config/config';
 import { prepareRuntime } from './runtime';
 import { onShutdownSignal } from './shutdown';
@@ -27,8 +27,9 @@ async function main(): Promise<void> {
   log(`  Docs: ${base}/docs`);
 
   onShutdownSignal(async (signal) => {
-    log(`${signal} received: shutting down`);
-    await app.close();
+    log(`${signal} received: draining requests (at most ${config.shutdownTimeout} s)`);
+    const unfinished = await stopApp(app, config.shutdownTimeout * 1000);
+    if (unfinished > 0) log(`${unfinished} request(s) still running after ${config.shutdownTimeout} s were cut`);
     await runtime.release();
     log('Stopped');
   });

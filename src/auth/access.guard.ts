@@ -1,5 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { noteRequestSeller } from '../common/context/request-context';
 import { ForbiddenError } from '../common/errors/api-error';
 import { ACCESS_RULE, AccessRule } from './access.decorators';
 import { AuthenticationGuard } from './authentication.guard';
@@ -29,7 +30,9 @@ export class AccessGuard implements CanActivate {
     if (rule.public) return true;
     await this.authentication.canActivate(context);
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    await this.authorization.authorize(request.user, rule, request.params as Record<string, string>);
+    const params = request.params as Record<string, string>;
+    await this.authorization.authorize(request.user, rule, params);
+    if (rule.seller && params[rule.seller]) noteRequestSeller(params[rule.seller]);
     return true;
   }
 }

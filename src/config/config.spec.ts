@@ -21,6 +21,11 @@ describe('configuration', () => {
     expect(() => readEnvironment({ WORKERS_IN_API: 'maybe' })).toThrow(/WORKERS_IN_API/);
     expect(() => readEnvironment({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
     expect(() => readEnvironment({ SMTP_URL: 'http://mail' })).toThrow(/SMTP_URL/);
+    expect(() => readEnvironment({ SHUTDOWN_TIMEOUT: '0' })).toThrow(
+      /SHUTDOWN_TIMEOUT must be a whole number of seconds between 1 and 300/,
+    );
+    expect(() => readEnvironment({ DATABASE_QUERY_TIMEOUT: '2.5' })).toThrow(/DATABASE_QUERY_TIMEOUT/);
+    expect(() => readEnvironment({ DATABASE_WAIT_TIMEOUT: 'soon' })).toThrow(/DATABASE_WAIT_TIMEOUT/);
   });
 
   it('requires JWT_SECRET in production, without echoing secrets', () => {

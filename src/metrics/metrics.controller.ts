@@ -12,9 +12,13 @@ export class MetricsController {
 
   @Get()
   @ApiOperation({
-    summary: 'Prometheus metrics: request counts and latency by route and status',
+    summary:
+      'Prometheus metrics: requests by route and status, transactions, declines, voids, ledger postings, ' +
+      'idempotency conflicts, outbox backlog, job queues, database pool',
     description:
-      "Prometheus text exposition of the process: HTTP request counts and latency by method, route and status, and the runtime's own metrics.",
+      'Prometheus text exposition of the process: HTTP request counts and latency by method, route and status; ' +
+      'transactions by payment type and status, declines by reason, voids, ledger postings by kind, idempotency ' +
+      "conflicts by code, the outbox backlog (pending count, oldest age), job queue depth per queue and state, the database pool (in use, idle, waiting), and the runtime's own metrics.",
   })
   @ApiProduces('text/plain')
   @ApiOkResponse({ description: 'Prometheus text exposition format.', schema: { type: 'string' } })

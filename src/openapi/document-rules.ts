@@ -62,6 +62,7 @@ export const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'No such record, or one the caller cannot see.',
   409: 'The record is in a state that forbids the operation, or an Idempotency-Key is still in use.',
   413: 'The request body is larger than 1 MiB (`payload_too_large`).',
+  414: 'A path parameter is longer than the service accepts (`uri_too_long`).',
   415: 'The request body is not `application/json` (`unsupported_media_type`).',
   422: 'The Idempotency-Key was already used with a different request (`idempotency_key_reused`).',
   429: 'Too many requests (`rate_limited`); `Retry-After` says when to try again.',
@@ -76,6 +77,7 @@ const ERROR_EXAMPLE_CODES: Record<number, string> = {
   404: 'not_found',
   409: 'invalid_state',
   413: 'payload_too_large',
+  414: 'uri_too_long',
   415: 'unsupported_media_type',
   422: 'idempotency_key_reused',
   429: 'rate_limited',
@@ -175,8 +177,17 @@ function finalizeOperation(operation: Json, schemas: Json): void {
     body.example ??= exampleOf(body.schema, schemas);
   }
   const responses: Json = (operation.responses ??= {});
-  // Any request can be refused for its query (NUL characters) or body, or meet a fault.
-  const standard = [400, 500, 503, ...(operation.requestBody ? [413, 415] : [])];
+  // Any request can be refused for its query (NUL characters), path or body, or meet a fault; an
+  // Idempotency-Key can be in use (409) or reused for another request (422).
+  const hasPathParameters = (operation.parameters ?? []).some((p: Json) => p.in === 'path');
+  const standard = [
+    400,
+    500,
+    503,
+    ...(operation.requestBody ? [413, 415] : []),
+    ...(hasPathParameters ? [414] : []),
+    ...(idempotent ? [409, 422] : []),
+  ];
   for (const status of standard) responses[status] ??= { description: ERROR_DESCRIPTIONS[status] };
   for (const [status, response] of Object.entries(responses) as Array<[string, Json]>) {
     const code = Number(status);

@@ -20,6 +20,8 @@ const MESSAGES = [
   'Client has encountered a connection error',
   'Connection is not established',
   'the database system is',
+  // the client's deadline (pg query_timeout) passed: the database is silent
+  'Query read timeout',
 ];
 
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
