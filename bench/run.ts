@@ -1,5 +1,6 @@
 import { checkoutBenchmark } from './checkout.bench';
 import { ledgerBenchmark } from './ledger.bench';
+import { renewalsBenchmark } from './renewals.bench';
 import { splitBenchmark } from './split.bench';
 import { transactionsBenchmark } from './transactions.bench';
 
@@ -13,6 +14,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   transactions: transactionsBenchmark,
   ledger: ledgerBenchmark,
   checkout: checkoutBenchmark,
+  renewals: renewalsBenchmark,
 };
 
 async function main(): Promise<void> {

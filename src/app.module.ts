@@ -15,6 +15,7 @@ import { MetricsRepository } from './metrics/metrics.repository';
 import { OperationsMetrics } from './metrics/operations-metrics';
 import { PlansModule } from './plans/plans.module';
 import { SellersModule } from './sellers/sellers.module';
+import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 import { TransactionsModule } from './transactions/transactions.module';
 import { SandboxDepositsModule } from './virtual-accounts/sandbox-deposits.module';
 
@@ -56,6 +57,7 @@ export class AppModule {
         ApiKeysModule,
         PlansModule,
         transactions,
+        SubscriptionsModule.register(transactions),
         ...(options.config.paymentsProcessor === 'sandbox' ? [SandboxDepositsModule] : []),
         EventsModule.register(transactions),
         HealthModule,

@@ -11,8 +11,9 @@ import { RatePlansSyncService, SyncFileError } from './plans/rate-plans-sync.ser
 import { SingleBar, Presets } from 'cli-progress';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { generateOpenApiDocument, serializeOpenApi } from './openapi/generate';
-import { ConfigError } from './config/config';
+import { APP_CONFIG, AppConfig, ConfigError, localBaseUrl } from './config/config';
 import { prepareRuntime } from './runtime';
+import { SubscriptionRenewals } from './subscriptions/subscription-renewals.service';
 
 /** The admin command line: `npm run cli -- <command>`. */
 const program = new Command()
@@ -81,9 +82,11 @@ program
   .description(
     'load demo data (superuser, seller, plans, sub-accounts, transactions) and print curl lines; safe to run twice',
   )
-  .option('--base-url <url>', 'the API address used in the printed curl lines', 'http://localhost:3000')
-  .action(async (options: { baseUrl: string }) => {
+  .option('--base-url <url>', 'the API address used in the printed curl lines (default: this PORT and HOST)')
+  .action(async (options: { baseUrl?: string }) => {
     await withApplication(async (app) => {
+      const config = app.get<AppConfig>(APP_CONFIG);
+      const baseUrl = (options.baseUrl ?? localBaseUrl(config.host, config.port)).replace(/\/$/, '');
       const summary = await seedDemo(app);
       console.log(
         `Demo data ready (${summary.transactionsCreated} transactions and ${summary.postingsCreated} ledger postings created this run).`,
@@ -95,8 +98,26 @@ program
           .join(', ')})`,
       );
       console.log(`  plans:     rate ${summary.ratePlanId}, split ${summary.splitPlanId}`);
-      console.log('\nTry it (with `npm start` running):\n');
-      for (const line of demoCurlLines(summary, options.baseUrl.replace(/\/$/, ''))) console.log(line);
+      console.log(`\nTry it (with \`npm start\` running at ${baseUrl}):\n`);
+      for (const line of demoCurlLines(summary, baseUrl)) console.log(line);
+    });
+  });
+
+program
+  .command('subscriptions:renew')
+  .description('run the subscription renewal job once: charge, retry, expire and cancel what is due as of --now')
+  .option('--now <iso>', 'the time to run as of (ISO 8601), default the current time')
+  .action(async (options: { now?: string }) => {
+    const now = options.now === undefined ? new Date() : new Date(options.now);
+    if (Number.isNaN(now.getTime())) throw new Error('--now must be an ISO 8601 time, e.g. 2027-03-31T12:00:00Z');
+    await withApplication(async (app) => {
+      const summary = await app.get(SubscriptionRenewals).run(now);
+      console.log(
+        `Renewals as of ${now.toISOString()}: ${summary.charged} charged, ${summary.declined} declined, ` +
+          `${summary.awaitingPix} pix charges sent, ${summary.pastDue} past due, ${summary.canceled} canceled, ` +
+          `${summary.recovered} interrupted charges recovered, ${summary.errors} errors.`,
+      );
+      if (summary.errors > 0) process.exitCode = 1;
     });
   });
 

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { createApp, stopApp } from './app.factory';
-import { ConfigError } from './config/config';
+import { ConfigError, localBaseUrl } from './config/config';
 import { prepareRuntime } from './runtime';
 import { onShutdownSignal } from './shutdown';
 
@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   }
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
+  const base = localBaseUrl(config.host, port);
   log(`Seller Payments API ready in ${Date.now() - started} ms`);
   log(`  API:  ${base}/`);
   log(`  Docs: ${base}/docs`);

@@ -1,4 +1,4 @@
-import { ConfigError, readEnvironment } from './config';
+import { ConfigError, localBaseUrl, readEnvironment } from './config';
 
 describe('configuration', () => {
   it('has defaults that start a development instance', () => {
@@ -47,5 +47,12 @@ describe('configuration', () => {
 
   it('treats empty strings as unset', () => {
     expect(readEnvironment({ PORT: '', DATABASE_URL: '' }).PORT).toBe(3000);
+  });
+
+  it('gives the local address of the service for its HOST and PORT', () => {
+    expect(localBaseUrl('0.0.0.0', 3917)).toBe('http://localhost:3917');
+    expect(localBaseUrl('::', 3000)).toBe('http://localhost:3000');
+    expect(localBaseUrl('127.0.0.1', 8080)).toBe('http://127.0.0.1:8080');
+    expect(localBaseUrl('::1', 8080)).toBe('http://[::1]:8080');
   });
 });

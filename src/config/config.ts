@@ -146,6 +146,12 @@ export function withoutCredentials(value: string): string {
   return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1***@');
 }
 
+/** The address a client on this machine reaches the service at (`0.0.0.0` listens on every interface). */
+export function localBaseUrl(host: string, port: number): string {
+  const hostname = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${hostname}:${port}`;
+}
+
 export function toAppConfig(env: Environment, resolved: { databaseUrl: string; jwtSecret: string }): AppConfig {
   return {
     env: env.NODE_ENV,

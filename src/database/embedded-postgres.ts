@@ -48,12 +48,12 @@ export async function startEmbeddedPostgres(
     onError: (error: unknown) => log(`embedded PostgreSQL: ${String(error)}`),
   });
 
-  if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
-    log(`Initialising the embedded PostgreSQL cluster in ${clusterDir}`);
-    await server.initialise();
-  }
-  await stopLeftoverPostmaster(clusterDir, log);
   try {
+    if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
+      log(`Initialising the embedded PostgreSQL cluster in ${clusterDir}`);
+      await server.initialise();
+    }
+    await stopLeftoverPostmaster(clusterDir, log);
     await server.start();
   } catch (error) {
     throw new Error(

@@ -177,7 +177,13 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     resumeOf: string | null,
   ): Promise<CheckoutOrderDto> {
     const tx = await this.placing.run(placed, () =>
-      this.transactions.create(order.sellerId, { ...charge, reference: order.id }, 'event_checkout', resumeOf),
+      this.transactions.create(
+        order.sellerId,
+        { ...charge, reference: order.id },
+        'event_checkout',
+        undefined,
+        resumeOf,
+      ),
     );
     if (tx.status === 'pending' && (tx.payment_type === 'credit' || tx.payment_type === 'debit')) {
       keepIdempotencyKeyOpen();

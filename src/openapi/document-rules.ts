@@ -27,6 +27,8 @@ export const TAGS: Record<string, string> = {
     'Append-only record of every privileged or money-affecting action by a person, written in the same transaction.',
   'ticketed events':
     "A seller's ticketed events (ticket types, sales window, orders, check-in) and their public checkout: seats held with the order, never oversold, paid through a unified transaction.",
+  subscriptions:
+    'Recurring plans of a seller and their subscribers: public subscribe (card on file or pix), renewals, dunning and cancellation.',
 };
 
 /** Extension the access decorators write; turned into a sentence of the operation's description. */

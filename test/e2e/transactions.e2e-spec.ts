@@ -334,21 +334,26 @@ describe('unified transactions', () => {
     });
 
     it('keeps the resolution it was charged with when the plans change later', async () => {
-      const created = (
-        await post({ amount: '100.00', payment_type: 'credit', card: CARDS.visa, entry_mode: 'card_present' })
-      ).body;
-      await t.http.patch(`/sellers/${s.sellerId}`, { split_plan: null }, { token: superuser.access });
-      try {
-        const after = (
-          await post({ amount: '100.00', payment_type: 'credit', card: CARDS.visa, entry_mode: 'card_present' })
+      const own = await payingSeller(t, superuser); // a seller of its own: this test changes its plans
+      const charge = async () =>
+        (
+          await t.http.post(
+            `/unified/accounts/sellers/${own.sellerId}/transactions`,
+            { amount: '100.00', payment_type: 'credit', card: CARDS.visa, entry_mode: 'card_present' },
+            { token: superuser.access },
+          )
         ).body;
-        expect(after.split.shares).toEqual([]);
-        const before = await t.http.get(`${base()}/${created.id}`, { token: superuser.access });
-        expect(before.body.split).toEqual(created.split);
-        expect(before.body.split_plan).toBe(s.splitPlanId);
-      } finally {
-        await t.http.patch(`/sellers/${s.sellerId}`, { split_plan: s.splitPlanId }, { token: superuser.access });
-      }
+      const created = await charge();
+      const patched = await t.http.patch(`/sellers/${own.sellerId}`, { split_plan: null }, { token: superuser.access });
+      expect(patched.status).toBe(200);
+
+      const after = await charge();
+      expect(after.split.shares).toEqual([]);
+      const before = await t.http.get(`/unified/accounts/sellers/${own.sellerId}/transactions/${created.id}`, {
+        token: superuser.access,
+      });
+      expect(before.body.split).toEqual(created.split);
+      expect(before.body.split_plan).toBe(own.splitPlanId);
     });
   });
 
