@@ -3,6 +3,7 @@ import { ledgerBenchmark } from './ledger.bench';
 import { renewalsBenchmark } from './renewals.bench';
 import { splitBenchmark } from './split.bench';
 import { transactionsBenchmark } from './transactions.bench';
+import { webhooksBenchmark } from './webhooks.bench';
 
 /**
  * `npm run bench -- [name ...]`: runs the named benchmarks (all without a name). Each prints
@@ -15,6 +16,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   ledger: ledgerBenchmark,
   checkout: checkoutBenchmark,
   renewals: renewalsBenchmark,
+  webhooks: webhooksBenchmark,
 };
 
 async function main(): Promise<void> {

@@ -18,6 +18,7 @@ import { SellersModule } from './sellers/sellers.module';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 import { TransactionsModule } from './transactions/transactions.module';
 import { SandboxDepositsModule } from './virtual-accounts/sandbox-deposits.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -60,6 +61,7 @@ export class AppModule {
         SubscriptionsModule.register(transactions),
         ...(options.config.paymentsProcessor === 'sandbox' ? [SandboxDepositsModule] : []),
         EventsModule.register(transactions),
+        WebhooksModule,
         HealthModule,
         AuditModule,
         ...(options.imports ?? []),
