@@ -1,3 +1,4 @@
+import { checkoutBenchmark } from './checkout.bench';
 import { ledgerBenchmark } from './ledger.bench';
 import { renewalsBenchmark } from './renewals.bench';
 import { splitBenchmark } from './split.bench';
@@ -13,6 +14,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   split: splitBenchmark,
   transactions: transactionsBenchmark,
   ledger: ledgerBenchmark,
+  checkout: checkoutBenchmark,
   renewals: renewalsBenchmark,
   webhooks: webhooksBenchmark,
 };

@@ -9,6 +9,7 @@ import { IdempotencyOwnerScope1763800200000 } from './1763800200000-idempotency-
 import { AuditLogPages1763800300000 } from './1763800300000-audit-log-pages';
 import { UsersAdmin1763800310000 } from './1763800310000-users-admin';
 import { Webhooks1763800400000 } from './1763800400000-webhooks';
+import { TicketedEvents1763800500000 } from './1763800500000-ticketed-events';
 import { Subscriptions1763800600000 } from './1763800600000-subscriptions';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
@@ -24,5 +25,6 @@ export const migrations = [
   AuditLogPages1763800300000,
   UsersAdmin1763800310000,
   Webhooks1763800400000,
+  TicketedEvents1763800500000,
   Subscriptions1763800600000,
 ];

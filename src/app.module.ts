@@ -6,6 +6,7 @@ import { CommonModule } from './common/common.module';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module';
 import { APP_CONFIG, AppConfig } from './config/config';
 import { DatabaseModule } from './database/database.module';
+import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { JobsModule } from './jobs/jobs.module';
 import { HttpMetrics } from './metrics/http-metrics';
@@ -35,6 +36,7 @@ class ConfigHolderModule {}
 @Module({})
 export class AppModule {
   static register(options: AppModuleOptions): DynamicModule {
+    // One registration, imported by the areas that charge through it (one instance).
     const transactions = TransactionsModule.register(options.config);
     return {
       module: AppModule,
@@ -58,6 +60,7 @@ export class AppModule {
         transactions,
         SubscriptionsModule.register(transactions),
         ...(options.config.paymentsProcessor === 'sandbox' ? [SandboxDepositsModule] : []),
+        EventsModule.register(transactions),
         WebhooksModule,
         HealthModule,
         AuditModule,

@@ -27,6 +27,8 @@ export const TAGS: Record<string, string> = {
     "A seller's webhook endpoints (managed with its API key), their Standard Webhooks deliveries and attempts, and its events.",
   'audit log':
     'Append-only record of every privileged or money-affecting action by a person, written in the same transaction.',
+  'ticketed events':
+    "A seller's ticketed events (ticket types, sales window, orders, check-in) and their public checkout: seats held with the order, never oversold, paid through a unified transaction.",
   subscriptions:
     'Recurring plans of a seller and their subscribers: public subscribe (card on file or pix), renewals, dunning and cancellation.',
 };

@@ -216,7 +216,7 @@ export class SubscriptionsService {
         },
         'subscription',
         card ?? undefined,
-        earlier?.id,
+        earlier?.id ?? null,
       ),
     );
     if (!signup.created && tx.status === 'pending' && !tx.pix) {

@@ -92,18 +92,19 @@ export class TransactionsService implements OnModuleInit {
    * Idempotency-Key; one made on behalf of another change (a checkout, a subscription) keeps
    * apart from it, so that it never records its answer as that request's answer. `cardOnFile` (a
    * token from tokenizeCard) pays a credit or debit charge instead of `input.card` (subscriptions).
-   * Such a change resumes its own interrupted charge with `resumeOf` (the pending transaction).
+   * A change made on behalf of another resumes its own interrupted charge by passing `resumeOf`
+   * (the charge it began earlier).
    */
   create(
     sellerId: string,
     input: CreateTransactionDto,
     source: TransactionSource = 'api',
     cardOnFile?: CardToken,
-    resumeOf?: string,
+    resumeOf: string | null = null,
   ): Promise<TransactionResponseDto> {
     return source === 'api'
       ? this.createCharge(sellerId, input, source, cardOnFile, resumedResource())
-      : outsideIdempotencyKey(() => this.createCharge(sellerId, input, source, cardOnFile, resumeOf ?? null));
+      : outsideIdempotencyKey(() => this.createCharge(sellerId, input, source, cardOnFile, resumeOf));
   }
 
   /** `resumed`: the pending transaction of an interrupted earlier attempt of this charge, resumed instead of a new one. */
@@ -400,9 +401,17 @@ export class TransactionsService implements OnModuleInit {
    * processor is told by a job queued in the same database transaction (retried until it
    * answers), so the record and the processor cannot end up disagreeing.
    */
-  async void(sellerId: string, id: string, reason?: string): Promise<TransactionResponseDto> {
+  async void(
+    sellerId: string,
+    id: string,
+    reason?: string,
+    options: { onlyPending?: boolean } = {},
+  ): Promise<TransactionResponseDto> {
     return requestTransaction(this.dataSource, async (manager) => {
       const tx = await this.lockOrFail(manager, sellerId, id);
+      if (options.onlyPending && tx.status !== 'pending') {
+        throw new ConflictError('invalid_state', `The transaction is ${tx.status}, no longer pending.`);
+      }
       if (tx.status !== 'approved' && tx.status !== 'pending') {
         throw new ConflictError(
           'invalid_state',
@@ -561,7 +570,7 @@ export class TransactionsService implements OnModuleInit {
    * or with a card on file CardOnFileChargeDto's (a credit or debit charge without a card, which
    * the token stands for). Also for callers in other areas that build the input in code.
    */
-  private async checkPayment(raw: CreateTransactionDto, cardOnFile?: CardToken): Promise<CheckedPayment> {
+  async checkPayment(raw: CreateTransactionDto, cardOnFile?: CardToken): Promise<CheckedPayment> {
     const input = cardOnFile
       ? await assertValid(CardOnFileChargeDto, raw as CardOnFileChargeDto)
       : await assertValid(CreateTransactionDto, raw);

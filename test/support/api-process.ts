@@ -10,6 +10,7 @@ const TS_MAIN = ['--require', join(PROJECT_ROOT, 'test/support/ts-register.js'),
 /** A real API process (`src/main.ts`, compiled as it loads) against the given database. */
 export async function startApiProcess(
   databaseUrl: string,
+  env: Record<string, string> = {},
 ): Promise<{ baseUrl: string; stop(): Promise<void>; kill(): Promise<void> }> {
   const { url, stop, kill } = await startProcess(TS_MAIN, {
     DATABASE_URL: databaseUrl,
@@ -17,6 +18,7 @@ export async function startApiProcess(
     LOG_LEVEL: 'warn',
     WORKERS_IN_API: 'false',
     NODE_ENV: 'test',
+    ...env,
   });
   return { baseUrl: url, stop, kill };
 }

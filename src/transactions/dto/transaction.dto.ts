@@ -265,12 +265,12 @@ class CustomerViewDto {
   @ApiProperty({ nullable: true, type: 'string' }) document: string | null;
 }
 
-class PixViewDto {
+export class PixViewDto {
   @ApiProperty({ description: 'PIX copy-and-paste code.' }) qr_code: string;
   @ApiProperty({ format: 'date-time' }) expires_at: string;
 }
 
-class BoletoViewDto {
+export class BoletoViewDto {
   @ApiProperty({ example: '34191790010104351004791020150008291070026000' }) digitable_line: string;
   @ApiProperty({ format: 'date' }) due_date: string;
 }

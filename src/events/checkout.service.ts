@@ -1,0 +1,460 @@
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { isUUID } from 'class-validator';
+import { DataSource, EntityManager } from 'typeorm';
+import { ApiError, ConflictError, FieldErrors, NotFoundError, ValidationError } from '../common/errors/api-error';
+import { Cents, formatMoney, MAX_AMOUNT_CENTS } from '../common/money/money';
+import { keepIdempotencyKeyOpen, resumedResource, tieIdempotencyKey } from '../common/idempotency/request-transaction';
+import { JobQueue } from '../jobs/job-queue.service';
+import { MailService } from '../mail/mail.service';
+import { normaliseDocument } from '../sellers/document';
+import { SellersService } from '../sellers/sellers.service';
+import type { CreateTransactionDto, TransactionResponseDto } from '../transactions/dto/transaction.dto';
+import { TransactionSettlementListener, TransactionSettlements } from '../transactions/transaction-settlements';
+import { TransactionsService } from '../transactions/transactions.service';
+import { recordEvent } from '../webhooks/outbox';
+import type { CheckoutDto, CheckoutOrderDto } from './dto/checkout.dto';
+import type { PublicTicketedEventDto } from './dto/ticketed-event.dto';
+import { EventOrderRow, EventOrdersRepository, FullOrder, OrderItemRow } from './event-orders.repository';
+import { salesOpen, toCheckoutOrderView, toEventOrderView, toPublicEventView } from './event-views';
+import { CHECKOUT_EXPIRED, settlementAction } from './order-state';
+import { newTicketCode } from './ticket-code';
+import { eventNotFound } from './ticketed-events.service';
+import { TicketedEventRow, TicketedEventsRepository, TicketTypeRow } from './ticketed-events.repository';
+
+/** How long a pending order holds its seats, by payment type (API.md section 10.1). */
+export const HOLD_MINUTES: Record<string, number> = {
+  pix: 30,
+  boleto: 3 * 24 * 60,
+  // A card charge answers at once; its order only stays pending when the charge's outcome is
+  // unknown (or the process died during it). The hold is released when the charge is settled,
+  // or after this long.
+  credit: 30,
+  debit: 30,
+};
+
+const EXPIRE_JOB = 'events.expire-orders';
+const VOID_CHARGE_JOB = 'events.void-unfulfillable-charge';
+const EXPIRY_BATCH = 200;
+
+/**
+ * The public checkout of a ticketed event. Seats are held with the order in one database
+ * transaction (a conditional UPDATE that cannot oversell); the payment goes through the
+ * transactions service; the order then follows its transaction — paid (tickets issued and
+ * e-mailed), declined, or released when unpaid at `expires_at` — in the database
+ * transaction that changes the transaction's status.
+ */
+@Injectable()
+export class CheckoutService implements OnModuleInit, TransactionSettlementListener {
+  private readonly logger = new Logger('Checkout');
+  private readonly placing = new AsyncLocalStorage<PlacedOrder>();
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(TicketedEventsRepository) private readonly events: TicketedEventsRepository,
+    @Inject(EventOrdersRepository) private readonly orders: EventOrdersRepository,
+    @Inject(TransactionsService) private readonly transactions: TransactionsService,
+    @Inject(TransactionSettlements) private readonly settlements: TransactionSettlements,
+    @Inject(SellersService) private readonly sellers: SellersService,
+    @Inject(MailService) private readonly mail: MailService,
+    @Inject(JobQueue) private readonly jobs: JobQueue,
+  ) {}
+
+  onModuleInit(): void {
+    this.settlements.subscribe(this);
+    this.jobs.define({
+      name: EXPIRE_JOB,
+      schedule: '* * * * *',
+      handler: async () => {
+        await this.expireDue(new Date());
+      },
+    });
+    this.jobs.define<{ sellerId: string; transactionId: string }>({
+      name: VOID_CHARGE_JOB,
+      handler: ({ sellerId, transactionId }) => this.voidUnfulfillable(sellerId, transactionId),
+      queue: { retryLimit: 20, retryDelay: 30, retryBackoff: true },
+    });
+  }
+
+  async publicEvent(id: string): Promise<PublicTicketedEventDto> {
+    const { event, types } = await this.publishedEvent(id);
+    const seller = await this.sellers.find(event.sellerId);
+    return toPublicEventView(event, types, seller.name, new Date());
+  }
+
+  async publicOrder(eventId: string, orderId: string): Promise<CheckoutOrderDto> {
+    const full = await this.orders.findForEvent(eventId, orderId);
+    if (!full) throw new NotFoundError('Order not found.', 'order_not_found');
+    return toCheckoutOrderView(full);
+  }
+
+  /**
+   * Holds the seats with the order, charges, and answers the order as its charge left it. The
+   * request's Idempotency-Key is tied to the order in the hold's transaction: a retry after a
+   * crash resumes that order (and its charge) instead of making a second one.
+   */
+  async checkout(eventId: string, input: CheckoutDto): Promise<CheckoutOrderDto> {
+    const { event, types } = await this.publishedEvent(eventId);
+    const resumed = resumedResource();
+    if (resumed) return this.resume(event, resumed, input);
+    if (!salesOpen(event, new Date())) {
+      throw new ConflictError('sales_closed', 'Ticket sales for this event are closed or not open yet.');
+    }
+    const { items, amount } = checkItems(input, types);
+    const charge = await this.checkPayment(event, input, amount);
+
+    // 1. The order and its seats, in one database transaction. Seat rows are locked in id order.
+    const order = await this.dataSource.transaction(async (manager) => {
+      const created = await this.orders.insert(
+        manager,
+        {
+          eventId,
+          sellerId: event.sellerId,
+          amount,
+          paymentType: input.payment.type,
+          installments: charge.installments ?? 1,
+          buyerName: input.buyer.name,
+          buyerEmail: input.buyer.email,
+          buyerDocument: charge.customer!.document!,
+          expiresAt: new Date(Date.now() + HOLD_MINUTES[input.payment.type] * 60_000),
+        },
+        items,
+      );
+      for (const item of inLockOrder(items)) {
+        if (!(await this.events.hold(manager, item.ticketTypeId, item.quantity))) {
+          throw notEnoughSeats(item, await this.events.seatsLeft(manager, item.ticketTypeId));
+        }
+      }
+      await tieIdempotencyKey(manager, created.id);
+      return created;
+    });
+
+    // 2. The charge. Its settlement moves the order on (onTransactionSettled), whatever the outcome.
+    const placed: PlacedOrder = {
+      orderId: order.id,
+      event,
+      items: items.map((item) => ({ ...item, orderId: order.id })),
+      settled: null,
+    };
+    try {
+      return await this.charge(placed, order, charge, null);
+    } catch (error) {
+      // Refused before any charge existed (e.g. a seller without a rate plan): the seats go back.
+      // Anything else leaves the order pending for the expiry job, which finds its charge if any.
+      if (error instanceof ApiError && error.status < 500) {
+        await this.dataSource.transaction((manager) => this.release(manager, order, 'canceled', error.code));
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * The retry of a checkout whose first attempt was interrupted after its order was written: its
+   * charge is resumed (the processor is asked, nothing is charged twice), or begun when the
+   * attempt died before it; an order already settled is answered as it is.
+   */
+  private async resume(event: TicketedEventRow, orderId: string, input: CheckoutDto): Promise<CheckoutOrderDto> {
+    const full = await this.orders.findForEvent(event.id, orderId);
+    if (!full) throw new NotFoundError('Order not found.', 'order_not_found');
+    const { order, items } = full;
+    if (order.status !== 'pending' || order.transactionId !== null || order.expiresAt <= new Date()) {
+      return toCheckoutOrderView(full);
+    }
+    const charge = await this.checkPayment(event, input, order.amount);
+    return this.charge({ orderId, event, items, settled: null }, order, charge, await this.chargeOf(order));
+  }
+
+  /**
+   * Charges the order (or resumes its charge `resumeOf`) and answers the order as the charge's
+   * settlement left it, as that settlement wrote it: no second read. A card charge whose outcome
+   * the processor did not tell keeps the request's Idempotency-Key open, so that a retry resumes it.
+   */
+  private async charge(
+    placed: PlacedOrder,
+    order: EventOrderRow,
+    charge: CreateTransactionDto,
+    resumeOf: string | null,
+  ): Promise<CheckoutOrderDto> {
+    const tx = await this.placing.run(placed, () =>
+      this.transactions.create(
+        order.sellerId,
+        { ...charge, reference: order.id },
+        'event_checkout',
+        undefined,
+        resumeOf,
+      ),
+    );
+    if (tx.status === 'pending' && (tx.payment_type === 'credit' || tx.payment_type === 'debit')) {
+      keepIdempotencyKeyOpen();
+    }
+    return toCheckoutOrderView(placed.settled ?? (await this.orders.findForEvent(order.eventId, order.id))!);
+  }
+
+  /** Moves the order of an event checkout with its transaction; inside the transaction's database transaction. */
+  async onTransactionSettled(manager: EntityManager, tx: TransactionResponseDto): Promise<void> {
+    if (tx.source !== 'event_checkout' || !tx.reference || !isUUID(tx.reference)) return;
+    const order = await this.orders.lockForTransaction(manager, tx.seller, tx.reference, {
+      transactionId: tx.id,
+      pix: tx.pix,
+      boleto: tx.boleto,
+    });
+    if (!order) return;
+    // The checkout that placed this order is waiting for it: it hands over what it knows and gets the order back.
+    const placing = this.placing.getStore();
+    const placed = placing?.orderId === order.id ? placing : undefined;
+    const action = settlementAction(order.status, tx);
+    switch (action.kind) {
+      case 'complete':
+        return this.complete(manager, order, placed);
+      case 'release':
+        return this.release(manager, order, action.status, tx.decline_reason ?? tx.void_reason, placed);
+      case 'cancel_paid':
+        return this.cancelPaid(manager, order);
+      case 'void_charge':
+        this.logger.warn({ order: order.id, transaction: tx.id }, 'A charge for a released order is voided');
+        await this.jobs.send(VOID_CHARGE_JOB, { sellerId: tx.seller, transactionId: tx.id }, {}, manager);
+        return;
+      case 'link':
+        if (placed) placed.settled = { order, items: placed.items, tickets: [] };
+        return;
+      case 'none':
+        return;
+    }
+  }
+
+  /**
+   * Releases the seats of pending orders unpaid at `now`. An order with a charge has the
+   * charge voided (the settlement then releases the order, in the void's transaction); an
+   * order left without a charge (the process died between hold and charge) is released here.
+   * Answers how many orders it expired.
+   */
+  async expireDue(now: Date): Promise<number> {
+    let expired = 0;
+    for (const order of await this.orders.duePending(now, EXPIRY_BATCH)) {
+      if (await this.expire(order)) expired++;
+    }
+    return expired;
+  }
+
+  private async expire(order: EventOrderRow): Promise<boolean> {
+    const transactionId = order.transactionId ?? (await this.chargeOf(order));
+    if (transactionId) {
+      try {
+        const voided = await this.transactions.void(order.sellerId, transactionId, CHECKOUT_EXPIRED, {
+          onlyPending: true,
+        });
+        return voided.status === 'voided';
+      } catch (error) {
+        // Paid, declined or voided meanwhile: its settlement already moved the order.
+        if (error instanceof ConflictError || error instanceof NotFoundError) return false;
+        throw error;
+      }
+    }
+    return this.dataSource.transaction(async (manager) => {
+      const locked = await this.orders.lockForSeller(manager, order.sellerId, order.id);
+      if (!locked || locked.status !== 'pending' || locked.transactionId !== null) return false;
+      await this.release(manager, locked, 'expired', 'not_paid_in_time');
+      return true;
+    });
+  }
+
+  /** The charge an order's checkout began, if it got that far (found by its reference). */
+  private async chargeOf(order: EventOrderRow): Promise<string | null> {
+    const page = await this.transactions.list(
+      order.sellerId,
+      { reference: order.id, source: 'event_checkout' },
+      { limit: 1, descending: true, after: null },
+    );
+    return page.results[0]?.id ?? null;
+  }
+
+  private async voidUnfulfillable(sellerId: string, transactionId: string): Promise<void> {
+    try {
+      await this.transactions.void(sellerId, transactionId, 'order_released');
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error; // already voided or declined
+    }
+  }
+
+  /** Paid: held seats sold, one ticket per seat, the tickets e-mailed, `checkout.completed`. */
+  private async complete(manager: EntityManager, pending: EventOrderRow, placed?: PlacedOrder): Promise<void> {
+    const order = await this.orders.transition(manager, pending.id, 'pending', 'paid');
+    if (!order) return;
+    const items = placed?.items ?? (await this.orders.items(manager, order.id));
+    const tickets = await this.orders.insertTickets(
+      manager,
+      items.flatMap((item) =>
+        Array.from({ length: item.quantity }, () => ({
+          orderId: order.id,
+          eventId: order.eventId,
+          ticketTypeId: item.ticketTypeId,
+          code: newTicketCode(),
+        })),
+      ),
+    );
+    const event = placed?.event ?? (await this.events.find(order.eventId, manager))!;
+    const full = { order, items, tickets };
+    await this.mail.queue(manager, ticketsMail(event, full));
+    await recordEvent(manager, 'checkout.completed', order.sellerId, toEventOrderView(full));
+    // Last, so the hot seat row stays locked as briefly as possible before the commit.
+    for (const item of inLockOrder(items)) {
+      await this.events.moveSeats(manager, item.ticketTypeId, item.quantity, 'sell');
+    }
+    if (placed) placed.settled = full;
+  }
+
+  /** Not paid (declined, expired, canceled): the held seats go back. */
+  private async release(
+    manager: EntityManager,
+    pending: EventOrderRow,
+    status: 'declined' | 'expired' | 'canceled',
+    reason: string | null,
+    placed?: PlacedOrder,
+  ): Promise<void> {
+    const order = await this.orders.transition(manager, pending.id, 'pending', status, reason);
+    if (!order) return;
+    const items = placed?.items ?? (await this.orders.items(manager, order.id));
+    if (status === 'expired') {
+      await recordEvent(manager, 'checkout.expired', order.sellerId, toEventOrderView({ order, items, tickets: [] }));
+    }
+    for (const item of inLockOrder(items)) {
+      await this.events.moveSeats(manager, item.ticketTypeId, item.quantity, 'release');
+    }
+    if (placed) placed.settled = { order, items, tickets: [] };
+  }
+
+  /** A paid order's payment was reversed: its seats go back on sale and its tickets stop admitting. */
+  private async cancelPaid(manager: EntityManager, paid: EventOrderRow): Promise<void> {
+    const order = await this.orders.transition(manager, paid.id, 'paid', 'canceled', 'payment_voided');
+    if (!order) return;
+    for (const item of await this.orders.items(manager, order.id)) {
+      await this.events.moveSeats(manager, item.ticketTypeId, item.quantity, 'unsell');
+    }
+  }
+
+  /** A published (or closed) event with its ticket types; a draft does not exist for the public. */
+  private async publishedEvent(id: string): Promise<{ event: TicketedEventRow; types: TicketTypeRow[] }> {
+    const found = await this.events.findWithTicketTypes(id);
+    if (!found || found.event.status === 'draft') throw eventNotFound();
+    return found;
+  }
+
+  /**
+   * The charge of the order, checked by the transactions service's own rules before any seat
+   * is held, with its field paths moved to where the checkout body has them.
+   */
+  private async checkPayment(
+    event: TicketedEventRow,
+    input: CheckoutDto,
+    amount: Cents,
+  ): Promise<CreateTransactionDto> {
+    const problems: FieldErrors = {};
+    const { payment, buyer } = input;
+    if (!event.paymentTypes.includes(payment.type)) {
+      problems['payment.type'] = [`must be one of ${event.paymentTypes.join(', ')} for this event`];
+    }
+    if ((payment.installments ?? 1) > event.maxInstallments) {
+      problems['payment.installments'] = [`must be at most ${event.maxInstallments} for this event`];
+    }
+    const document = normaliseDocument(buyer.document);
+    if (!document) problems['buyer.document'] = ['must be a valid CPF or CNPJ'];
+    const charge: CreateTransactionDto = {
+      amount: formatMoney(amount),
+      payment_type: payment.type,
+      installments: payment.installments ?? 1,
+      entry_mode: 'online',
+      card: payment.card,
+      description: `${event.name} (tickets)`.slice(0, 255),
+      customer: { name: buyer.name, email: buyer.email, document: document?.digits ?? buyer.document },
+    };
+    try {
+      await this.transactions.checkPayment(charge);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      for (const [path, messages] of Object.entries(error.errors ?? {})) {
+        const moved =
+          path === 'amount' ? 'items' : path.startsWith('customer.') ? `buyer.${path.slice(9)}` : `payment.${path}`;
+        problems[moved] ??= messages;
+      }
+    }
+    if (Object.keys(problems).length > 0) throw new ValidationError(problems);
+    return charge;
+  }
+}
+
+/**
+ * An order its checkout is placing, while it waits for the charge: the settlement of that charge
+ * (in the same call chain) takes the event and items from it and leaves the settled order in it.
+ */
+interface PlacedOrder {
+  orderId: string;
+  event: TicketedEventRow;
+  /** In the event's ticket type order, as the order's views list them. */
+  items: OrderItemRow[];
+  settled: FullOrder | null;
+}
+
+/** Seat rows are always locked in ticket type id order, so that concurrent orders never deadlock. */
+function inLockOrder<T extends { ticketTypeId: string }>(items: T[]): T[] {
+  return [...items].sort((a, b) => (a.ticketTypeId < b.ticketTypeId ? -1 : 1));
+}
+
+interface CheckedItem {
+  ticketTypeId: string;
+  name: string;
+  quantity: number;
+  unitPrice: Cents;
+}
+
+/** The items against the event's ticket types: each type once, known, within max_per_order; the total. */
+function checkItems(input: CheckoutDto, types: TicketTypeRow[]): { items: CheckedItem[]; amount: Cents } {
+  const problems: FieldErrors = {};
+  const seen = new Set<string>();
+  const items: CheckedItem[] = [];
+  input.items.forEach((item, i) => {
+    const id = item.ticket_type.toLowerCase();
+    const type = types.find((t) => t.id === id);
+    if (seen.has(id)) problems[`items.${i}.ticket_type`] = ['is already in another item; give each ticket type once'];
+    else if (!type) problems[`items.${i}.ticket_type`] = ['is not a ticket type of this event'];
+    else if (item.quantity > type.maxPerOrder) {
+      problems[`items.${i}.quantity`] = [`must be at most ${type.maxPerOrder} for "${type.name}"`];
+    } else {
+      items.push({ ticketTypeId: id, name: type.name, quantity: item.quantity, unitPrice: type.price });
+    }
+    seen.add(id);
+  });
+  // In the event's ticket type order, as the order's views list them.
+  items.sort(
+    (a, b) => types.findIndex((t) => t.id === a.ticketTypeId) - types.findIndex((t) => t.id === b.ticketTypeId),
+  );
+  const amount = items.reduce((sum, item) => sum + item.unitPrice * item.quantity, 0);
+  if (Object.keys(problems).length === 0 && amount > MAX_AMOUNT_CENTS) {
+    problems.items = [`come to more than the largest amount of one payment (${formatMoney(MAX_AMOUNT_CENTS)})`];
+  }
+  if (Object.keys(problems).length > 0) throw new ValidationError(problems);
+  return { items, amount };
+}
+
+function notEnoughSeats(item: CheckedItem, left: number): ConflictError {
+  if (left <= 0) return new ConflictError('sold_out', `"${item.name}" is sold out.`);
+  return new ConflictError(
+    'not_enough_tickets',
+    `Only ${left} ticket${left === 1 ? '' : 's'} of "${item.name}" ${left === 1 ? 'is' : 'are'} left; ${item.quantity} were asked for.`,
+  );
+}
+
+function ticketsMail(event: TicketedEventRow, full: FullOrder & { items: OrderItemRow[] }) {
+  const names = new Map(full.items.map((i) => [i.ticketTypeId, i.name]));
+  const lines = [
+    `Hello ${full.order.buyerName},`,
+    '',
+    `Your order ${full.order.id} for ${event.name} is paid (${formatMoney(full.order.amount)} BRL).`,
+    `When: ${event.startsAt.toISOString()} to ${event.endsAt.toISOString()}`,
+    ...(event.venue ? [`Where: ${event.venue}`] : []),
+    '',
+    `Your tickets (${full.tickets.length}); show each code at the door, it admits once:`,
+    ...full.tickets.map((t) => `  ${names.get(t.ticketTypeId)}: ${t.code}`),
+  ];
+  return { to: full.order.buyerEmail, subject: `Your tickets for ${event.name}`, text: lines.join('\n') };
+}

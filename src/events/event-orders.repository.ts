@@ -1,0 +1,295 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { centsFromDb, Cents } from '../common/money/money';
+import { keysetSql, PageRequest } from '../common/pagination/pagination';
+import type { PaymentType } from '../split/table';
+import type { OrderStatus } from './order-state';
+
+export interface EventOrderRow {
+  id: string;
+  seq: string;
+  eventId: string;
+  sellerId: string;
+  status: OrderStatus;
+  amount: Cents;
+  paymentType: PaymentType;
+  installments: number;
+  buyerName: string;
+  buyerEmail: string;
+  buyerDocument: string;
+  transactionId: string | null;
+  pix: { qr_code: string; expires_at: string } | null;
+  boleto: { digitable_line: string; due_date: string } | null;
+  declineReason: string | null;
+  expiresAt: Date;
+  paidAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface OrderItemRow {
+  orderId: string;
+  ticketTypeId: string;
+  name: string;
+  quantity: number;
+  unitPrice: Cents;
+}
+
+export interface TicketRow {
+  id: string;
+  orderId: string;
+  eventId: string;
+  ticketTypeId: string;
+  code: string;
+  checkedInAt: Date | null;
+}
+
+export type NewOrder = Pick<
+  EventOrderRow,
+  | 'eventId'
+  | 'sellerId'
+  | 'amount'
+  | 'paymentType'
+  | 'installments'
+  | 'buyerName'
+  | 'buyerEmail'
+  | 'buyerDocument'
+  | 'expiresAt'
+>;
+
+export interface OrderPayment {
+  transactionId: string;
+  pix: EventOrderRow['pix'];
+  boleto: EventOrderRow['boleto'];
+}
+
+/** An order with its items and tickets, as views need it. */
+export interface FullOrder {
+  order: EventOrderRow;
+  items: OrderItemRow[];
+  tickets: TicketRow[];
+}
+
+const ORDER_COLUMNS = `id, seq::text AS seq, event_id AS "eventId", seller_id AS "sellerId", status, amount,
+  payment_type AS "paymentType", installments, buyer_name AS "buyerName", buyer_email AS "buyerEmail",
+  buyer_document AS "buyerDocument", transaction_id AS "transactionId", pix, boleto,
+  decline_reason AS "declineReason", expires_at AS "expiresAt", paid_at AS "paidAt",
+  created_at AS "createdAt", updated_at AS "updatedAt"`;
+const TICKET_COLUMNS = `id, order_id AS "orderId", event_id AS "eventId", ticket_type_id AS "ticketTypeId", code,
+  checked_in_at AS "checkedInAt"`;
+
+const CHECKED_TICKET_COLUMNS = `t.id, t.order_id AS "orderId", t.event_id AS "eventId", t.ticket_type_id AS "ticketTypeId",
+  t.code, t.checked_in_at AS "checkedInAt", y.name AS "ticketTypeName"`;
+
+export type CheckedTicket = TicketRow & { ticketTypeName: string };
+
+/** The SQL of event orders, their items and their tickets. Reads name the event or the order's event. */
+@Injectable()
+export class EventOrdersRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** The order and its items, in one statement. */
+  async insert(
+    manager: EntityManager,
+    order: NewOrder,
+    items: Array<{ ticketTypeId: string; quantity: number; unitPrice: Cents }>,
+  ): Promise<EventOrderRow> {
+    const [row]: EventOrderRow[] = await manager.query(
+      `WITH o AS (
+         INSERT INTO event_orders (event_id, seller_id, status, amount, payment_type, installments, buyer_name,
+           buyer_email, buyer_document, expires_at)
+         VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7, $8, $9) RETURNING ${ORDER_COLUMNS}),
+       i AS (
+         INSERT INTO event_order_items (order_id, ticket_type_id, quantity, unit_price)
+         SELECT o.id, v.* FROM o, unnest($10::uuid[], $11::int[], $12::bigint[]) AS v)
+       SELECT * FROM o`,
+      [
+        order.eventId,
+        order.sellerId,
+        order.amount,
+        order.paymentType,
+        order.installments,
+        order.buyerName,
+        order.buyerEmail,
+        order.buyerDocument,
+        order.expiresAt,
+        items.map((i) => i.ticketTypeId),
+        items.map((i) => i.quantity),
+        items.map((i) => i.unitPrice),
+      ],
+    );
+    return toOrder(row);
+  }
+
+  /** The order of this event with its items and tickets. */
+  async findForEvent(eventId: string, id: string): Promise<FullOrder | null> {
+    const [row]: EventOrderRow[] = await this.dataSource.query(
+      `SELECT ${ORDER_COLUMNS} FROM event_orders WHERE event_id = $1 AND id = $2`,
+      [eventId, id],
+    );
+    if (!row) return null;
+    const [full] = await this.withDetails([toOrder(row)]);
+    return full;
+  }
+
+  /** Locks the order row of this seller for the rest of the caller's transaction. */
+  async lockForSeller(manager: EntityManager, sellerId: string, id: string): Promise<EventOrderRow | null> {
+    const [row]: EventOrderRow[] = await manager.query(
+      `SELECT ${ORDER_COLUMNS} FROM event_orders WHERE seller_id = $1 AND id = $2 FOR UPDATE`,
+      [sellerId, id],
+    );
+    return row ? toOrder(row) : null;
+  }
+
+  /** A page of the event's orders, newest first unless asked otherwise; one index range scan. */
+  async listForEvent(eventId: string, status: OrderStatus | undefined, page: PageRequest): Promise<FullOrder[]> {
+    const params: unknown[] = [eventId];
+    const conditions = ['event_id = $1'];
+    if (status) conditions.push(`status = $${params.push(status)}`);
+    const keyset = keysetSql('event_orders.seq', page, params);
+    if (keyset.condition) conditions.push(keyset.condition);
+    const rows: EventOrderRow[] = await this.dataSource.query(
+      `SELECT ${ORDER_COLUMNS} FROM event_orders WHERE ${conditions.join(' AND ')} ${keyset.orderAndLimit}`,
+      params,
+    );
+    return this.withDetails(rows.map(toOrder));
+  }
+
+  /** The items of an order in ticket type id order (the order seat rows are locked in). */
+  async items(manager: EntityManager, orderId: string): Promise<OrderItemRow[]> {
+    const rows: OrderItemRow[] = await manager.query(
+      `SELECT i.order_id AS "orderId", i.ticket_type_id AS "ticketTypeId", t.name, i.quantity, i.unit_price AS "unitPrice"
+       FROM event_order_items i JOIN ticket_types t ON t.id = i.ticket_type_id
+       WHERE i.order_id = $1 ORDER BY i.ticket_type_id`,
+      [orderId],
+    );
+    return rows.map(toItem);
+  }
+
+  /**
+   * Locks the order of this seller paid by this transaction (or by none yet) and records the
+   * transaction and its payment data (pix code, boleto line) the first time, in one statement.
+   * Null when there is no such order, or it is paid by another transaction.
+   */
+  async lockForTransaction(
+    manager: EntityManager,
+    sellerId: string,
+    id: string,
+    payment: OrderPayment,
+  ): Promise<EventOrderRow | null> {
+    const [rows]: [EventOrderRow[], number] = await manager.query(
+      `UPDATE event_orders SET transaction_id = $3,
+         pix = CASE WHEN transaction_id IS NULL THEN $4::jsonb ELSE pix END,
+         boleto = CASE WHEN transaction_id IS NULL THEN $5::jsonb ELSE boleto END,
+         updated_at = CASE WHEN transaction_id IS NULL THEN now() ELSE updated_at END
+       WHERE seller_id = $1 AND id = $2 AND (transaction_id IS NULL OR transaction_id = $3)
+       RETURNING ${ORDER_COLUMNS}`,
+      [sellerId, id, payment.transactionId, JSON.stringify(payment.pix), JSON.stringify(payment.boleto)],
+    );
+    return rows[0] ? toOrder(rows[0]) : null;
+  }
+
+  /**
+   * Moves the order from `from` to `to`; null when it is no longer in `from`. Every move of
+   * seats goes with one of these, so an order's seats move at most once per change.
+   */
+  async transition(
+    manager: EntityManager,
+    id: string,
+    from: OrderStatus,
+    to: OrderStatus,
+    declineReason: string | null = null,
+  ): Promise<EventOrderRow | null> {
+    const [rows]: [EventOrderRow[], number] = await manager.query(
+      `UPDATE event_orders SET status = $3, updated_at = now(),
+         decline_reason = COALESCE($4, decline_reason),
+         paid_at = CASE WHEN $3 = 'paid' THEN now() ELSE paid_at END,
+         released_at = CASE WHEN $3 IN ('declined', 'expired', 'canceled') THEN now() ELSE released_at END
+       WHERE id = $1 AND status = $2 RETURNING ${ORDER_COLUMNS}`,
+      [id, from, to, declineReason],
+    );
+    return rows[0] ? toOrder(rows[0]) : null;
+  }
+
+  /** Pending orders due at `now`, oldest first (the expiry job's work list). */
+  async duePending(now: Date, limit: number): Promise<EventOrderRow[]> {
+    const rows: EventOrderRow[] = await this.dataSource.query(
+      `SELECT ${ORDER_COLUMNS} FROM event_orders WHERE status = 'pending' AND expires_at <= $1
+       ORDER BY expires_at LIMIT $2`,
+      [now, limit],
+    );
+    return rows.map(toOrder);
+  }
+
+  async insertTickets(
+    manager: EntityManager,
+    tickets: Array<{ orderId: string; eventId: string; ticketTypeId: string; code: string }>,
+  ): Promise<TicketRow[]> {
+    return manager.query(
+      `INSERT INTO event_tickets (order_id, event_id, ticket_type_id, code)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[]) RETURNING ${TICKET_COLUMNS}`,
+      [
+        tickets.map((t) => t.orderId),
+        tickets.map((t) => t.eventId),
+        tickets.map((t) => t.ticketTypeId),
+        tickets.map((t) => t.code),
+      ],
+    );
+  }
+
+  /**
+   * Checks a ticket of a paid order of this event in, once: the conditional UPDATE lets one
+   * of concurrent check-ins through. `already` when it was checked in before; null when
+   * there is no such ticket (or its order is not paid).
+   */
+  async checkIn(eventId: string, code: string): Promise<{ ticket: CheckedTicket; already: boolean } | null> {
+    const [rows]: [CheckedTicket[], number] = await this.dataSource.query(
+      `UPDATE event_tickets t SET checked_in_at = now()
+       FROM event_orders o, ticket_types y
+       WHERE t.event_id = $1 AND t.code = $2 AND t.checked_in_at IS NULL
+         AND o.id = t.order_id AND o.status = 'paid' AND y.id = t.ticket_type_id
+       RETURNING ${CHECKED_TICKET_COLUMNS}`,
+      [eventId, code],
+    );
+    if (rows.length > 0) return { ticket: rows[0], already: false };
+    const [found]: CheckedTicket[] = await this.dataSource.query(
+      `SELECT ${CHECKED_TICKET_COLUMNS} FROM event_tickets t
+       JOIN event_orders o ON o.id = t.order_id JOIN ticket_types y ON y.id = t.ticket_type_id
+       WHERE t.event_id = $1 AND t.code = $2 AND o.status = 'paid'`,
+      [eventId, code],
+    );
+    return found ? { ticket: found, already: true } : null;
+  }
+
+  private async withDetails(orders: EventOrderRow[]): Promise<FullOrder[]> {
+    if (orders.length === 0) return [];
+    const ids = orders.map((o) => o.id);
+    const [items, tickets]: [OrderItemRow[], TicketRow[]] = await Promise.all([
+      this.dataSource.query(
+        `SELECT i.order_id AS "orderId", i.ticket_type_id AS "ticketTypeId", t.name, i.quantity,
+           i.unit_price AS "unitPrice"
+         FROM event_order_items i JOIN ticket_types t ON t.id = i.ticket_type_id
+         WHERE i.order_id = ANY($1::uuid[]) ORDER BY t.seq`,
+        [ids],
+      ),
+      this.dataSource.query(
+        `SELECT ${TICKET_COLUMNS} FROM event_tickets WHERE order_id = ANY($1::uuid[]) ORDER BY seq`,
+        [ids],
+      ),
+    ]);
+    return orders.map((order) => ({
+      order,
+      items: items.filter((i) => i.orderId === order.id).map(toItem),
+      tickets: tickets.filter((t) => t.orderId === order.id),
+    }));
+  }
+}
+
+function toOrder(row: EventOrderRow): EventOrderRow {
+  return { ...row, amount: centsFromDb(row.amount) };
+}
+
+function toItem(row: OrderItemRow): OrderItemRow {
+  return { ...row, unitPrice: centsFromDb(row.unitPrice) };
+}
