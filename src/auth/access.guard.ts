@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { noteRequestSeller } from '../common/context/request-context';
 import { ForbiddenError } from '../common/errors/api-error';
 import { ACCESS_RULE, AccessRule } from './access.decorators';
+import { bearerToken } from './bearer';
 import { AuthenticationGuard } from './authentication.guard';
 import { AuthorizationService } from './authorization.service';
 import type { AuthenticatedRequest } from './principal';
@@ -30,7 +31,7 @@ export class AccessGuard implements CanActivate {
     if (rule.public) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     // A token the handler verifies itself (a subscriber's manage token) is no session or key.
-    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+    const bearer = bearerToken(request.headers.authorization);
     if (bearer && rule.handlerVerifiedToken?.test(bearer)) return true;
     await this.authentication.canActivate(context);
     const params = request.params as Record<string, string>;

@@ -1,6 +1,7 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
 import { UnauthorizedError } from '../common/errors/api-error';
+import { bearerToken } from './bearer';
 import type { AuthenticatedRequest } from './principal';
 import { API_KEY_SHAPE, JWT_SHAPE } from './token-shape';
 
@@ -15,9 +16,9 @@ export class AuthenticationGuard extends AuthGuard(['jwt', 'api-key']) {
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const header = context.switchToHttp().getRequest<AuthenticatedRequest>().headers.authorization;
     if (!header) throw new UnauthorizedError('not_authenticated', 'Send a bearer token in the Authorization header.');
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) throw new UnauthorizedError('invalid_token', 'The Authorization header must be "Bearer <token>".');
-    if (!JWT_SHAPE.test(match[1]) && !API_KEY_SHAPE.test(match[1])) {
+    const token = bearerToken(header);
+    if (!token) throw new UnauthorizedError('invalid_token', 'The Authorization header must be "Bearer <token>".');
+    if (!JWT_SHAPE.test(token) && !API_KEY_SHAPE.test(token)) {
       throw new UnauthorizedError('invalid_token', 'The bearer token is neither a JWT nor an API key.');
     }
     return (await super.canActivate(context)) as boolean;

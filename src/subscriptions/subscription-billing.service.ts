@@ -5,6 +5,7 @@ import { ConflictError } from '../common/errors/api-error';
 import { isUniqueViolation } from '../common/errors/database-errors';
 import type { IdempotencyClaim } from '../common/idempotency/request-transaction';
 import { formatMoney } from '../common/money/money';
+import { isUuid } from '../common/validation/uuid';
 import { MailService } from '../mail/mail.service';
 import type { TransactionResponseDto } from '../transactions/dto/transaction.dto';
 import {
@@ -285,10 +286,6 @@ export class SubscriptionBilling implements OnModuleInit, TransactionSettlementL
       ].join('\n'),
     });
   }
-}
-
-function isUuid(value: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 }
 
 export function cycleOf(plan: Pick<SubscriptionPlan, 'interval' | 'intervalCount'>): BillingCycle {

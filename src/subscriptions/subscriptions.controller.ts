@@ -9,6 +9,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal, Public } from '../auth/access.decorators';
+import { bearerToken } from '../auth/bearer';
 import type { AuthenticatedRequest, Principal } from '../auth/principal';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { PageOf, toPageRequest } from '../common/pagination/pagination';
@@ -203,7 +204,7 @@ export class SubscribersController {
   ) {
     const canceler = request.user
       ? { kind: 'seller' as const, principal: request.user }
-      : { kind: 'subscriber' as const, token: /^Bearer\s+(\S+)/i.exec(request.headers.authorization ?? '')![1] };
+      : { kind: 'subscriber' as const, token: bearerToken(request.headers.authorization)! };
     return this.subscriptions.cancel(id, canceler, body?.at_period_end ?? true);
   }
 }

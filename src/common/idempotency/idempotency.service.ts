@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '../../config/config';
+import { isUuid } from '../validation/uuid';
 import { ConflictError, UnprocessableError } from '../errors/api-error';
 import { IdempotencyRepository, KeyRef } from './idempotency.repository';
 import { stableStringify } from './stable-json';
@@ -21,8 +22,6 @@ export interface RequestShape {
 export type BeginResult =
   { kind: 'proceed'; ref: KeyRef; resumeOf: string | null } | { kind: 'replay'; status: number; body: unknown };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** A path parameter in one spelling: percent-decoded, UUIDs lower-cased. */
 export function canonicalParam(value: string): string {
   let decoded = value;
@@ -31,7 +30,7 @@ export function canonicalParam(value: string): string {
   } catch {
     // not percent-encoded text: keep it as it came
   }
-  return UUID.test(decoded) ? decoded.toLowerCase() : decoded;
+  return isUuid(decoded) ? decoded.toLowerCase() : decoded;
 }
 
 /**
