@@ -6,7 +6,7 @@ import { newTestService } from '../../test/support/service-test';
 import { createSubscriptionPlan, SUBSCRIBER } from '../../test/support/subscriptions';
 import { startTestApp, TestApp } from '../../test/support/test-app';
 import { PAYMENT_PROCESSOR } from '../transactions/processor/payment-processor';
-import { PROCESSOR_VOID_JOB, TransactionsService } from '../transactions/transactions.service';
+import { TransactionsService } from '../transactions/transactions.service';
 import type { SubscribeDto } from './dto/subscription.dto';
 import { SubscriptionRenewals } from './subscription-renewals.service';
 import { SubscriptionsService } from './subscriptions.service';
@@ -58,15 +58,7 @@ describe('subscription charges and the processor', () => {
     ).rows as Array<{ id: string; period: number; status: string; transaction_id: string | null }>;
   const transactionOf = async (chargeId: string): Promise<string> =>
     (await t.db.query('SELECT id FROM transactions WHERE reference = $1', [chargeId])).rows[0].id;
-  /** Runs the processor-void jobs queued for the transaction, as the worker would. */
-  const runVoidJobs = async (id: string) => {
-    const { rows } = await t.db.query(`SELECT data FROM pgboss.job WHERE name = $1 AND data->>'transactionId' = $2`, [
-      PROCESSOR_VOID_JOB,
-      id,
-    ]);
-    for (const { data } of rows) await processor.void(data);
-    return rows.length;
-  };
+  const runVoidJobs = (id: string) => processor.runVoidJobs(t.db, id);
   const chargeThenTimeOut = () => {
     processor.behaviour = async (request) => {
       processor.take(request);

@@ -14,7 +14,7 @@ import type { CreateTransactionDto, TransactionResponseDto } from './dto/transac
 import { FakeProcessor, timeout } from '../../test/support/fake-processor';
 import type { ChargeRequest, ChargeResult } from './processor/payment-processor';
 import { TransactionSettlements } from './transaction-settlements';
-import { PROCESSOR_VOID_JOB, TransactionsService } from './transactions.service';
+import { TransactionsService } from './transactions.service';
 import { TransactionsRepository } from './transactions.repository';
 
 describe('TransactionsService with a processor whose outcome is unknown', () => {
@@ -61,15 +61,7 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
     (await t.db.query(`SELECT type, data FROM outbox_events WHERE data->>'id' = $1 ORDER BY seq`, [id])).rows.map(
       (r: { type: string }) => r.type,
     );
-  /** Runs the processor-void jobs queued for the transaction, as the worker would. */
-  const runVoidJobs = async (id: string) => {
-    const { rows } = await t.db.query(`SELECT data FROM pgboss.job WHERE name = $1 AND data->>'transactionId' = $2`, [
-      PROCESSOR_VOID_JOB,
-      id,
-    ]);
-    for (const { data } of rows) await processor.void(data);
-    return rows.length;
-  };
+  const runVoidJobs = (id: string) => processor.runVoidJobs(t.db, id);
   const reconcile = () => service.reconcileInterrupted(0);
   /** The id of the pending transaction with this description, once the service has written it. */
   const pendingNamed = async (description: string): Promise<string> => {

@@ -1,3 +1,4 @@
+import type { Client } from 'pg';
 import type {
   CardData,
   CardToken,
@@ -6,6 +7,7 @@ import type {
   ChargeStatus,
   PaymentProcessor,
 } from '../../src/transactions/processor/payment-processor';
+import { PROCESSOR_VOID_JOB } from '../../src/transactions/transactions.service';
 
 /**
  * A processor whose behaviour each test sets: it keeps the charges it made (by idempotency
@@ -47,6 +49,16 @@ export class FakeProcessor implements PaymentProcessor {
     const made = this.charges.get(charge.transactionId);
     if (made)
       this.charges.set(charge.transactionId, { status: 'voided', reference: made.reference ?? charge.transactionId });
+  }
+
+  /** Runs the processor-void jobs queued for the transaction, as the worker would; answers how many. */
+  async runVoidJobs(db: Client, transactionId: string): Promise<number> {
+    const { rows } = await db.query(`SELECT data FROM pgboss.job WHERE name = $1 AND data->>'transactionId' = $2`, [
+      PROCESSOR_VOID_JOB,
+      transactionId,
+    ]);
+    for (const { data } of rows) await this.void(data);
+    return rows.length;
   }
 
   /** Whether the customer has a charge standing for this transaction. */
