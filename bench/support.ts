@@ -52,7 +52,10 @@ export function startServer(
   script: string,
   env: Record<string, string>,
 ): Promise<{ url: string; stop(): Promise<void> }> {
-  return startProcess([join(PROJECT_ROOT, script)], env);
+  // BENCH_CPU_PROF=<folder>: each server writes a V8 CPU profile there when it stops
+  // (summarise one with `node dist/bench/profile-summary.js <file>`).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  return startProcess([...profile, join(PROJECT_ROOT, script)], env);
 }
 
 /**
