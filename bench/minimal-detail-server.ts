@@ -1,17 +1,16 @@
 import Fastify from 'fastify';
-import jwt from 'jsonwebtoken';
-import { createSecretKey } from 'node:crypto';
 import { Pool } from 'pg';
 import { formatMoney, formatPercentage } from '../src/common/money/money';
+import { bareAuthentication } from './bare-auth';
 
 /**
  * The yardstick of the detail benchmark: a bare Fastify + pg handler that authenticates the
- * same JWT and runs the same two queries as the service's GET of a transaction (the user with
- * their access to the seller; the transaction with its split rules), with no framework in
- * between.
+ * same JWT the same way (bare-auth.ts: the credential state cached as the service caches it)
+ * and runs the same query as the service's GET of a transaction (the transaction with its
+ * split rules), with no framework in between.
  */
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
-const secret = createSecretKey(Buffer.from(process.env.JWT_SECRET!));
+const authenticate = bareAuthentication(pool);
 const app = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } });
 
 app.get('/health/ready', async () => ({ status: 'ok' }));
@@ -19,28 +18,9 @@ app.get('/health/ready', async () => ({ status: 'ok' }));
 app.get<{ Params: { sellers_pk: string; id: string } }>(
   '/unified/accounts/sellers/:sellers_pk/transactions/:id',
   async (request, reply) => {
-    const token = (request.headers.authorization ?? '').replace(/^Bearer /, '');
-    let claims: jwt.JwtPayload;
-    try {
-      claims = jwt.verify(token, secret, {
-        algorithms: ['HS256'],
-        issuer: 'seller-payments',
-        audience: 'seller-payments-api',
-      }) as jwt.JwtPayload;
-    } catch {
-      return reply.status(401).send({ statusCode: 401 });
-    }
-    // The user with their access to the seller (as UsersRepository.credentialState does) …
-    const user = await pool.query(
-      `SELECT u.id, u.is_superuser, u.token_version, s.id IS NOT NULL AS seller_exists, a.permissions
-     FROM users u LEFT JOIN sellers s ON s.id = $2 LEFT JOIN accesses a ON a.user_id = u.id AND a.seller_id = s.id
-     WHERE u.id = $1`,
-      [claims.sub, request.params.sellers_pk],
-    );
-    const state = user.rows[0];
-    if (!state || state.token_version !== claims.ver) return reply.status(401).send({ statusCode: 401 });
-    if (!state.permissions?.includes('transactions.view')) return reply.status(404).send({ statusCode: 404 });
-    // … and the transaction with its active split rules (as TransactionsRepository.findWithRulesForSeller does).
+    const refused = await authenticate(request.headers.authorization, request.params.sellers_pk, 'transactions.view');
+    if (refused) return reply.status(refused).send({ statusCode: refused });
+    // The transaction with its active split rules (as TransactionsRepository.findWithRulesForSeller does).
     const found = await pool.query(
       `SELECT t.*, row_to_json(r) AS rule FROM transactions t
      LEFT JOIN transaction_split_rules r ON r.transaction_id = t.id AND r.deleted_at IS NULL

@@ -6,6 +6,7 @@ import { Ledger1763700400000 } from './1763700400000-ledger';
 import { AuditLog1763800000000 } from './1763800000000-audit-log';
 import { AuditLogPages1763800300000 } from './1763800300000-audit-log-pages';
 import { UsersAdmin1763800310000 } from './1763800310000-users-admin';
+import { CredentialNotifications1763800800000 } from './1763800800000-credential-notifications';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -17,4 +18,5 @@ export const migrations = [
   AuditLog1763800000000,
   AuditLogPages1763800300000,
   UsersAdmin1763800310000,
+  CredentialNotifications1763800800000,
 ];

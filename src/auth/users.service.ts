@@ -6,6 +6,7 @@ import { ConflictError, NotFoundError, UnauthorizedError } from '../common/error
 import { SellersService } from '../sellers/sellers.service';
 import { MeResponseDto, RegisterDto, UserResponseDto } from './dto/user.dto';
 import type { User } from './entities/user.entity';
+import { CredentialCache } from './credential-cache';
 import { RefreshTokensRepository } from './refresh-tokens.repository';
 import { SessionTokens, TokensService } from './tokens.service';
 import { normaliseEmail, UsersRepository } from './users.repository';
@@ -25,6 +26,7 @@ export class UsersService {
     @Inject(RefreshTokensRepository) private readonly refreshTokens: RefreshTokensRepository,
     @Inject(SellersService) private readonly sellers: SellersService,
     @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(CredentialCache) private readonly credentials: CredentialCache,
   ) {}
 
   async register(input: RegisterDto): Promise<UserResponseDto> {
@@ -80,6 +82,7 @@ export class UsersService {
         await this.users.update(existing.id, { isSuperuser: true, ...(name ? { name } : {}) }, manager);
         await this.refreshTokens.revokeAllForUser(manager, existing.id);
       });
+      this.credentials.userChanged(existing.id);
       return { user: (await this.users.findById(existing.id))!, created: false };
     }
     const user = await this.users.create({

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { recordAudit } from '../audit/audit-log';
 import { AuthorizationService } from '../auth/authorization.service';
+import { CredentialCache } from '../auth/credential-cache';
 import type { Permission } from '../auth/permissions';
 import type { UserPrincipal } from '../auth/principal';
 import { UserDirectory } from '../auth/user-directory.service';
@@ -23,6 +24,7 @@ export class AccessesService {
     @Inject(UserDirectory) private readonly users: UserDirectory,
     @Inject(AuthorizationService) private readonly authorization: AuthorizationService,
     @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(CredentialCache) private readonly credentials: CredentialCache,
   ) {}
 
   async grant(principal: UserPrincipal, sellerId: string, input: CreateAccessDto): Promise<AccessResponseDto> {
@@ -52,6 +54,7 @@ export class AccessesService {
         });
         return created;
       });
+      this.credentials.userChanged(user.id);
       return AccessResponseDto.of(access);
     } catch (error) {
       if ((error as { driverError?: { code?: string } }).driverError?.code === '23505') {
@@ -84,11 +87,12 @@ export class AccessesService {
       });
       return (await this.accesses.findForSeller(sellerId, id, manager))!;
     });
+    this.credentials.userChanged(access.userId);
     return AccessResponseDto.of(access);
   }
 
   async revoke(principal: UserPrincipal, sellerId: string, id: string): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
+    const userId = await this.dataSource.transaction(async (manager) => {
       const current = await this.accesses.lockForSeller(manager, sellerId, id);
       if (!current) throw accessNotFound();
       await this.authorization.authorizeAccessChange(principal, sellerId, current, []);
@@ -99,7 +103,9 @@ export class AccessesService {
         target: { type: 'access', id },
         changes: { user: current.userId, permissions: current.permissions },
       });
+      return current.userId;
     });
+    this.credentials.userChanged(userId);
   }
 }
 

@@ -4,6 +4,7 @@ import { createSecretKey } from 'node:crypto';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { UnauthorizedError } from '../../common/errors/api-error';
 import { APP_CONFIG, AppConfig } from '../../config/config';
+import { CredentialCache } from '../credential-cache';
 import type { UserPrincipal } from '../principal';
 import { JWT_SHAPE } from '../token-shape';
 import { JWT_AUDIENCE, JWT_ISSUER, TokenClaims } from '../tokens.service';
@@ -14,7 +15,7 @@ const bearerToken = ExtractJwt.fromAuthHeaderAsBearerToken();
 /**
  * Authenticates a user's access JWT: signature, expiry, issuer, audience and type, then the
  * user's state in one lookup: it exists and is active, the token version matches, and the
- * token's session (`sid`) has not been logged out. Tokens of other shapes are left to the
+ * token's session (`sid`) has not been logged out (through the per-process CredentialCache). Tokens of other shapes are left to the
  * next strategy.
  */
 @Injectable()
@@ -22,6 +23,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(UsersRepository) private readonly users: UsersRepository,
+    @Inject(CredentialCache) private readonly cache: CredentialCache,
   ) {
     super({
       jwtFromRequest: (request: Parameters<typeof bearerToken>[0]) => {
@@ -41,7 +43,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   async validate(claims: TokenClaims): Promise<UserPrincipal> {
     if (claims.typ !== 'access')
       throw new UnauthorizedError('invalid_token', 'A refresh token cannot be used as an access token.');
-    const user = await this.users.credentialState(claims.sub, claims.sid ?? null);
+    const sessionId = claims.sid ?? null;
+    const user = await this.cache.user(claims.sub, sessionId, () => this.users.credentialState(claims.sub, sessionId));
     if (!user || !user.active || user.sessionRevoked || user.tokenVersion !== claims.ver)
       throw new UnauthorizedError('token_revoked', 'The token has been revoked.');
     return {
