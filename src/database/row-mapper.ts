@@ -1,0 +1,51 @@
+import type { EntityMetadata, ValueTransformer } from 'typeorm';
+
+/** Column types the pg driver already returns as TypeORM would hydrate them. */
+const PLAIN_TYPES = new Set(['uuid', 'text', 'integer', 'bigint', 'boolean', 'jsonb', 'timestamptz']);
+
+/**
+ * Entities from raw rows without TypeORM's query builder and hydration, for hot reads: the
+ * select list and the row-to-entity function are made once per entity from its metadata (same
+ * column names, same transformers), so a query costs its SQL and a plain loop over columns.
+ * `prefix` names the columns of a joined entity (`r__amount_cents`), so one row can carry two.
+ */
+export class RowMapper<T> {
+  private readonly columns: Array<{ property: string; column: string; transformer?: ValueTransformer }>;
+  private readonly selects = new Map<string, string>();
+
+  constructor(metadata: EntityMetadata) {
+    this.columns = metadata.columns.map((c) => ({
+      property: c.propertyName,
+      column: c.databaseName,
+      transformer: Array.isArray(c.transformer) ? undefined : c.transformer,
+    }));
+    const unhandled = metadata.columns.filter(
+      (c) =>
+        !PLAIN_TYPES.has(String(c.type)) || Array.isArray(c.transformer) || c.embeddedMetadata || c.relationMetadata,
+    );
+    if (unhandled.length > 0) {
+      throw new Error(`RowMapper: ${metadata.name}.${unhandled[0].propertyName} is not a plain column`);
+    }
+  }
+
+  /** The select list of the entity's columns from table alias `alias`, each named `<prefix><column>`. */
+  select(alias: string, prefix = ''): string {
+    const key = `${alias}\u0000${prefix}`;
+    let list = this.selects.get(key);
+    if (list === undefined) {
+      list = this.columns.map(({ column }) => `${alias}."${column}" AS "${prefix}${column}"`).join(', ');
+      this.selects.set(key, list);
+    }
+    return list;
+  }
+
+  /** The entity in a row selected with `select(…, prefix)`. */
+  map(row: Record<string, unknown>, prefix = ''): T {
+    const entity: Record<string, unknown> = {};
+    for (const { property, column, transformer } of this.columns) {
+      const value = row[prefix + column];
+      entity[property] = transformer ? transformer.from(value) : value;
+    }
+    return entity as T;
+  }
+}
