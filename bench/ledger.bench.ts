@@ -122,12 +122,14 @@ async function setUp(baseUrl: string, databaseUrl: string) {
   const accounts: string[] = [];
   for (let i = 0; i < 100; i++) {
     const sub = await call('POST', `/sellers/${seller.id}/subaccounts/`, { name: `Bench ${i}` }, adminToken);
-    await call(
+    // Funded the way money really enters: a pix deposit, paid (sandbox confirmation).
+    const deposit = await call(
       'POST',
       `/uniconta/seller/${seller.id}/virtualaccounts/${sub.id}/deposit/`,
-      { amount: '100000.00' },
+      { amount: '100000.00', method: 'pix' },
       token,
     );
+    await call('POST', `/sandbox/deposits/${deposit.id}/confirm/`, {}, token);
     accounts.push(sub.id);
   }
   return { token, base, accounts };

@@ -65,7 +65,7 @@ export function startServer(
 export async function startProcess(
   args: string[],
   env: Record<string, string>,
-): Promise<{ url: string; stop(): Promise<void> }> {
+): Promise<{ url: string; stop(): Promise<void>; kill(): Promise<void> }> {
   const port = await findFreePort();
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: PROJECT_ROOT,
@@ -91,6 +91,13 @@ export async function startProcess(
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
+      }),
+    /** kill -9: the process dies at once, whatever it was doing. */
+    kill: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
       }),
   };
 }

@@ -4,6 +4,8 @@ import { Plans1763700200000 } from './1763700200000-plans';
 import { Transactions1763700300000 } from './1763700300000-transactions';
 import { Ledger1763700400000 } from './1763700400000-ledger';
 import { AuditLog1763800000000 } from './1763800000000-audit-log';
+import { LedgerDepositsPayouts1763800100000 } from './1763800100000-ledger-deposits-payouts';
+import { IdempotencyOwnerScope1763800200000 } from './1763800200000-idempotency-owner-scope';
 import { AuditLogPages1763800300000 } from './1763800300000-audit-log-pages';
 import { UsersAdmin1763800310000 } from './1763800310000-users-admin';
 import { CredentialNotifications1763800800000 } from './1763800800000-credential-notifications';
@@ -16,6 +18,8 @@ export const migrations = [
   Transactions1763700300000,
   Ledger1763700400000,
   AuditLog1763800000000,
+  LedgerDepositsPayouts1763800100000,
+  IdempotencyOwnerScope1763800200000,
   AuditLogPages1763800300000,
   UsersAdmin1763800310000,
   CredentialNotifications1763800800000,

@@ -14,6 +14,7 @@ import { MetricsController } from './metrics/metrics.controller';
 import { PlansModule } from './plans/plans.module';
 import { SellersModule } from './sellers/sellers.module';
 import { TransactionsModule } from './transactions/transactions.module';
+import { SandboxDepositsModule } from './virtual-accounts/sandbox-deposits.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -52,6 +53,7 @@ export class AppModule {
         ApiKeysModule,
         PlansModule,
         TransactionsModule.register(options.config),
+        ...(options.config.paymentsProcessor === 'sandbox' ? [SandboxDepositsModule] : []),
         HealthModule,
         AuditModule,
         ...(options.imports ?? []),

@@ -17,10 +17,10 @@ export class ApiKeysController {
 
   @Post()
   @Authenticated(access)
-  @Idempotent()
+  @Idempotent({ secret: true })
   @ApiOperation({ summary: 'Create a seller API key (the secret is shown only in this response)' })
   @ApiCreatedResponse({ type: CreatedApiKeyResponseDto })
-  @ApiErrorResponses(400)
+  @ApiErrorResponses(400, 409, 422)
   create(@Param('seller_id') sellerId: string, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyResponseDto> {
     return this.keys.create(sellerId, body);
   }

@@ -6,6 +6,7 @@ import { recordAudit } from '../audit/audit-log';
 import { changedFields } from '../audit/changes';
 import { CredentialCache } from '../auth/credential-cache';
 import { NotFoundError } from '../common/errors/api-error';
+import { requestTransaction } from '../common/idempotency/request-transaction';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { ApiKeysRepository, KeyIdentity } from './api-keys.repository';
 import { ApiKeyResponseDto, CreateApiKeyDto, CreatedApiKeyResponseDto, UpdateApiKeyDto } from './dto/api-key.dto';
@@ -26,10 +27,10 @@ export class ApiKeysService {
     @Inject(CredentialCache) private readonly credentials: CredentialCache,
   ) {}
 
-  async create(sellerId: string, input: CreateApiKeyDto): Promise<CreatedApiKeyResponseDto> {
+  create(sellerId: string, input: CreateApiKeyDto): Promise<CreatedApiKeyResponseDto> {
     const secret = randomUUID();
-    const key = await this.dataSource.transaction(async (manager) => {
-      const created = await this.keys.create(manager, {
+    return requestTransaction(this.dataSource, async (manager) => {
+      const key = await this.keys.create(manager, {
         sellerId,
         keyHash: hashApiKey(secret),
         keySuffix: secret.slice(-4),
@@ -40,19 +41,18 @@ export class ApiKeysService {
       await recordAudit(manager, {
         action: 'api_key.created',
         sellerId,
-        target: { type: 'api_key', id: created.id },
-        changes: { label: created.label, active: created.active, key_suffix: created.keySuffix },
+        target: { type: 'api_key', id: key.id },
+        changes: { label: key.label, active: key.active, key_suffix: key.keySuffix },
       });
-      return created;
+      return {
+        id: key.id,
+        key: secret,
+        active: key.active,
+        label: key.label,
+        description: key.description,
+        created_at: key.createdAt.toISOString(),
+      };
     });
-    return {
-      id: key.id,
-      key: secret,
-      active: key.active,
-      label: key.label,
-      description: key.description,
-      created_at: key.createdAt.toISOString(),
-    };
   }
 
   async list(sellerId: string, page: PageRequest): Promise<Page<ApiKeyResponseDto>> {

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { hash, verify } from '@node-rs/argon2';
 import { DataSource } from 'typeorm';
 import { ConflictError, NotFoundError, UnauthorizedError } from '../common/errors/api-error';
+import { requestTransaction } from '../common/idempotency/request-transaction';
 import { SellersService } from '../sellers/sellers.service';
 import { MeResponseDto, RegisterDto, UserResponseDto } from './dto/user.dto';
 import type { User } from './entities/user.entity';
@@ -32,12 +33,9 @@ export class UsersService {
   async register(input: RegisterDto): Promise<UserResponseDto> {
     if (await this.users.findByEmail(input.email)) throw emailTaken();
     try {
-      return toUserResponse(
-        await this.users.create({
-          email: input.email,
-          name: input.name.trim(),
-          passwordHash: await hashPassword(input.password),
-        }),
+      const passwordHash = await hashPassword(input.password);
+      return await requestTransaction(this.dataSource, async (manager) =>
+        toUserResponse(await this.users.create({ email: input.email, name: input.name.trim(), passwordHash }, manager)),
       );
     } catch (error) {
       if ((error as { driverError?: { code?: string } }).driverError?.code === '23505') throw emailTaken();

@@ -3,6 +3,7 @@ import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { JobQueue } from '../jobs/job-queue.service';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { IdempotencyRepository } from './idempotency/idempotency.repository';
 import { IdempotencyService } from './idempotency/idempotency.service';
 import { createValidationPipe } from './validation/validation.pipe';
 
@@ -10,6 +11,7 @@ import { createValidationPipe } from './validation/validation.pipe';
 @Global()
 @Module({
   providers: [
+    IdempotencyRepository,
     IdempotencyService,
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_PIPE, useFactory: createValidationPipe },

@@ -8,6 +8,7 @@ import { PlansService } from '../plans/plans.service';
 import { RatePlansSyncService } from '../plans/rate-plans-sync.service';
 import { SellersService } from '../sellers/sellers.service';
 import { TransactionsService } from '../transactions/transactions.service';
+import { DepositsService } from '../virtual-accounts/deposits.service';
 import { VirtualAccountsService } from '../virtual-accounts/virtual-accounts.service';
 
 export const DEMO_ADMIN = { email: 'admin@demo.local', password: 'demo-admin-password', name: 'Demo Admin' };
@@ -141,16 +142,25 @@ export async function seedDemo(app: INestApplicationContext): Promise<DemoSummar
   const agentStatement = await ledger.postings(seller.id, subaccounts.Agente, {}, toPageRequest({ limit: 1 }));
   let postingsCreated = 0;
   if (agentStatement.results.length === 0) {
-    await ledger.deposit(seller.id, subaccounts.Master, {
-      amount: '1500.00',
-      description: 'Initial deposit',
-      external_reference: 'seed-demo-1',
-    });
-    await ledger.deposit(seller.id, subaccounts.Agente, {
-      amount: '300.00',
-      description: 'Initial deposit',
-      external_reference: 'seed-demo-2',
-    });
+    // Money enters by hand here, as a superuser would credit a reconciled wire (audited as the system).
+    const deposits = app.get(DepositsService);
+    for (const [account, amount, reference] of [
+      [subaccounts.Master, '1500.00', 'seed-demo-1'],
+      [subaccounts.Agente, '300.00', 'seed-demo-2'],
+    ] as const) {
+      await deposits.create(
+        seller.id,
+        account,
+        {
+          amount,
+          method: 'manual',
+          reason: 'Demo data (seed:demo)',
+          description: 'Initial deposit',
+          external_reference: reference,
+        },
+        { superuser: true },
+      );
+    }
     await ledger.transfer(seller.id, subaccounts.Master, {
       amount: '250.00',
       description: 'Commission to the agent',

@@ -51,8 +51,10 @@ export class PlansRepository {
 
   createSplitPlan(
     input: Pick<SplitPlan, 'name' | 'ratePlanId' | 'splitDetails' | 'splitDetailsOnline'>,
+    manager?: EntityManager,
   ): Promise<SplitPlan> {
-    return this.splitPlans.save(this.splitPlans.create({ ...input, automaticDeveloperFee: true }));
+    const repo = manager?.getRepository(SplitPlan) ?? this.splitPlans;
+    return repo.save(repo.create({ ...input, automaticDeveloperFee: true }));
   }
 
   findSplitPlan(id: string): Promise<SplitPlan | null> {

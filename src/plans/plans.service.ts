@@ -1,7 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { isUUID } from 'class-validator';
 import { BadRequestError, FieldErrors, NotFoundError, ValidationError } from '../common/errors/api-error';
 import { checkMoney } from '../common/money/money';
+import { requestTransaction } from '../common/idempotency/request-transaction';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { SplitService } from '../split/split.service';
 import { parseSplitDocument } from '../split/split-table';
@@ -21,6 +24,7 @@ import { PlansRepository } from './plans.repository';
 export class PlansService {
   constructor(
     @Inject(PlansRepository) private readonly plans: PlansRepository,
+    @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(SplitService) private readonly split: SplitService,
   ) {}
 
@@ -60,13 +64,19 @@ export class PlansService {
     if (!isUUID(input.rate_plan) || !(await this.plans.findRatePlan(input.rate_plan))) {
       throw new BadRequestError('rate_plan_not_found', 'The rate plan does not exist.');
     }
-    const plan = await this.plans.createSplitPlan({
-      name: input.name.trim(),
-      ratePlanId: input.rate_plan,
-      splitDetails: cardPresent.normalized,
-      splitDetailsOnline: online.normalized,
-    });
-    return SplitPlanResponseDto.of(plan);
+    return requestTransaction(this.dataSource, async (manager) =>
+      SplitPlanResponseDto.of(
+        await this.plans.createSplitPlan(
+          {
+            name: input.name.trim(),
+            ratePlanId: input.rate_plan,
+            splitDetails: cardPresent.normalized,
+            splitDetailsOnline: online.normalized,
+          },
+          manager,
+        ),
+      ),
+    );
   }
 
   async listSplitPlans(page: PageRequest, search?: string): Promise<Page<SplitPlanResponseDto>> {

@@ -8,6 +8,7 @@ import type { Permission } from '../auth/permissions';
 import type { UserPrincipal } from '../auth/principal';
 import { UserDirectory } from '../auth/user-directory.service';
 import { ConflictError, NotFoundError, ValidationError } from '../common/errors/api-error';
+import { requestTransaction } from '../common/idempotency/request-transaction';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { AccessesRepository } from './accesses.repository';
 import { AccessResponseDto, CreateAccessDto } from './dto/access.dto';
@@ -40,7 +41,7 @@ export class AccessesService {
       input.permissions,
     );
     try {
-      const access = await this.dataSource.transaction(async (manager) => {
+      const access = await requestTransaction(this.dataSource, async (manager) => {
         const created = await this.accesses.create(manager, {
           sellerId,
           userId: user.id,
@@ -52,10 +53,10 @@ export class AccessesService {
           target: { type: 'access', id: created.id },
           changes: { user: user.id, permissions: created.permissions },
         });
-        return created;
+        return AccessResponseDto.of(created);
       });
       this.credentials.userChanged(user.id);
-      return AccessResponseDto.of(access);
+      return access;
     } catch (error) {
       if ((error as { driverError?: { code?: string } }).driverError?.code === '23505') {
         throw new ConflictError('access_exists', 'This user already has an access to the seller; update it instead.');

@@ -8,13 +8,13 @@ export type DocumentType = 'cpf' | 'cnpj';
 export function normaliseDocument(input: string): { digits: string; type: DocumentType } | null {
   if (!/^[0-9./\- ]+$/.test(input)) return null;
   const digits = input.replace(/\D/g, '');
-  if (digits.length === 11 && isValidCpf(digits)) return { digits, type: 'cpf' };
-  if (digits.length === 14 && isValidCnpj(digits)) return { digits, type: 'cnpj' };
+  if (isValidCpf(digits)) return { digits, type: 'cpf' };
+  if (isValidCnpj(digits)) return { digits, type: 'cnpj' };
   return null;
 }
 
 export function isValidCpf(digits: string): boolean {
-  if (!/^\d{11}$/.test(digits) || /^(\d)\1{10}$/.test(digits)) return false;
+  if (!/^\d{11}$/.test(digits) || allSame(digits)) return false;
   const d = [...digits].map(Number);
   const check = (length: number) => {
     let sum = 0;
@@ -26,7 +26,7 @@ export function isValidCpf(digits: string): boolean {
 }
 
 export function isValidCnpj(digits: string): boolean {
-  if (!/^\d{14}$/.test(digits) || /^(\d)\1{13}$/.test(digits)) return false;
+  if (!/^\d{14}$/.test(digits) || allSame(digits)) return false;
   const d = [...digits].map(Number);
   const check = (length: number) => {
     const weights = length === 12 ? [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2] : [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
@@ -35,4 +35,9 @@ export function isValidCnpj(digits: string): boolean {
     return rest < 2 ? 0 : 11 - rest;
   };
   return check(12) === d[12] && check(13) === d[13];
+}
+
+/** 000…0, 111…1 and the like pass the check digits but are no one's document. */
+function allSame(digits: string): boolean {
+  return new Set(digits).size === 1;
 }

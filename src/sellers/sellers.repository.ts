@@ -17,8 +17,9 @@ export class SellersRepository {
 
   // ---- sellers
 
-  createSeller(input: Pick<Seller, 'name' | 'document' | 'email'>): Promise<Seller> {
-    return this.sellers.save(this.sellers.create({ ...input, splitParticipants: {} }));
+  createSeller(input: Pick<Seller, 'name' | 'document' | 'email'>, manager?: EntityManager): Promise<Seller> {
+    const repo = manager?.getRepository(Seller) ?? this.sellers;
+    return repo.save(repo.create({ ...input, splitParticipants: {} }));
   }
 
   findSellerByDocument(document: string): Promise<Seller | null> {

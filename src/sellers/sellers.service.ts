@@ -14,6 +14,7 @@ import {
   NotFoundError,
   ValidationError,
 } from '../common/errors/api-error';
+import { requestTransaction } from '../common/idempotency/request-transaction';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { PlansService } from '../plans/plans.service';
 import { VirtualAccountsService } from '../virtual-accounts/virtual-accounts.service';
@@ -42,12 +43,13 @@ export class SellersService {
     const document = normaliseDocument(input.document);
     if (!document) throw ValidationError.of('document', 'must be a valid CPF (11 digits) or CNPJ (14 digits)');
     try {
-      return SellerResponseDto.of(
-        await this.sellers.createSeller({
-          name: input.name.trim(),
-          document: document.digits,
-          email: input.email.toLowerCase(),
-        }),
+      return await requestTransaction(this.dataSource, async (manager) =>
+        SellerResponseDto.of(
+          await this.sellers.createSeller(
+            { name: input.name.trim(), document: document.digits, email: input.email.toLowerCase() },
+            manager,
+          ),
+        ),
       );
     } catch (error) {
       if ((error as { driverError?: { constraint?: string } }).driverError?.constraint === 'sellers_document') {
@@ -193,12 +195,11 @@ export class SellersService {
 
   /** A sub-account and its virtual account (same id), created together. */
   async createSubaccount(sellerId: string, name: string): Promise<SubaccountResponseDto> {
-    const sub = await this.dataSource.transaction(async (manager) => {
+    return requestTransaction(this.dataSource, async (manager) => {
       const created = await this.sellers.createSubaccount(manager, sellerId, name.trim());
       await this.virtualAccounts.open(manager, { id: created.id, sellerId, name: created.name });
-      return created;
+      return SubaccountResponseDto.of(created);
     });
-    return SubaccountResponseDto.of(sub);
   }
 
   async listSubaccounts(sellerId: string, page: PageRequest): Promise<Page<SubaccountResponseDto>> {

@@ -28,12 +28,10 @@ function readFeeCell(cell: unknown, path: string, errors: FieldErrors): FeeCell 
   const percentage = checkPercentage(cell.percentage);
   if (!percentage.ok) {
     addError(errors, `${path}.percentage`, cell.percentage === undefined ? 'is required' : percentage.message);
-    valid = false;
   }
   const fixed = checkMoney(cell.fixed, { allowZero: true });
   if (!fixed.ok) {
     addError(errors, `${path}.fixed`, cell.fixed === undefined ? 'is required' : fixed.message);
-    valid = false;
   }
   return valid && percentage.ok && fixed.ok ? { units: percentage.value, fixed: fixed.value } : null;
 }

@@ -23,23 +23,26 @@ function plan(cardPresent: unknown, online: unknown = {}): CompiledSplitPlan {
   return { automaticDeveloperFee: true, cardPresent: a.table, online: b.table };
 }
 
-const rates = fees({
-  credit1: { Visa: { percentage: '2.99', fixed: '0.50' }, [W]: { percentage: '3.5', fixed: '0' } },
-  credit12: { [W]: { percentage: '9.99', fixed: '0.50' } },
-  debit1: {
-    Visa: { percentage: '1.5', fixed: '0' },
-    PIX: { percentage: '0.99', fixed: '0' },
-    Boleto: { percentage: '0', fixed: '3.49' },
-  },
-});
+/** The rate plan of these tests, built inside each test so that a broken reader fails the tests, not the file. */
+const rates = () =>
+  fees({
+    credit1: { Visa: { percentage: '2.99', fixed: '0.50' }, [W]: { percentage: '3.5', fixed: '0' } },
+    credit12: { [W]: { percentage: '9.99', fixed: '0.50' } },
+    debit1: {
+      Visa: { percentage: '1.5', fixed: '0' },
+      PIX: { percentage: '0.99', fixed: '0' },
+      Boleto: { percentage: '0', fixed: '3.49' },
+    },
+  });
 
-const splits = plan(
-  {
-    credit1: { Visa: { Programador: 0.5, Master: 1.0, Agente: '0.75' }, [W]: { Master: 1.2 } },
-    debit1: { PIX: { Master: 0.2 }, Boleto: { Master: '0.3' } },
-  },
-  { credit1: { [W]: { Master: 2 } } },
-);
+const splits = () =>
+  plan(
+    {
+      credit1: { Visa: { Programador: 0.5, Master: 1.0, Agente: '0.75' }, [W]: { Master: 1.2 } },
+      debit1: { PIX: { Master: 0.2 }, Boleto: { Master: '0.3' } },
+    },
+    { credit1: { [W]: { Master: 2 } } },
+  );
 
 const recipients: Recipients = { developerAccount: 'dev-account', participants: { Master: 'master-account' } };
 const card = (
@@ -57,7 +60,7 @@ const card = (
 
 describe('split resolution (API.md section 7)', () => {
   it('charges the rate-plan fee and gives each label its share: credit 1x Visa, 100.00, card present', () => {
-    const r = resolveSplit(card(10_000, 'Visa'), rates, splits, recipients);
+    const r = resolveSplit(card(10_000, 'Visa'), rates(), splits(), recipients);
     // fee: round(10000 × 2.99%) + 50 = 299 + 50
     expect(r.fee).toEqual({ units: 29_900, fixed: 50, amount: 349 });
     expect(r.shares).toEqual([
@@ -71,7 +74,7 @@ describe('split resolution (API.md section 7)', () => {
   });
 
   it('uses split_details_online for online payments and split_details for card-present ones', () => {
-    const online = resolveSplit(card(10_000, 'Visa', 1, 'online'), rates, splits, recipients);
+    const online = resolveSplit(card(10_000, 'Visa', 1, 'online'), rates(), splits(), recipients);
     expect(online.shares).toEqual([
       { label: 'Master', role: 'participant', units: 20_000, amount: 200, recipient: 'master-account' },
     ]);
@@ -79,22 +82,22 @@ describe('split resolution (API.md section 7)', () => {
   });
 
   it('falls back to the wildcard brand when the brand is not listed', () => {
-    const r = resolveSplit(card(10_000, 'MasterCard'), rates, splits, recipients);
+    const r = resolveSplit(card(10_000, 'MasterCard'), rates(), splits(), recipients);
     expect(r.fee.amount).toBe(350); // 3.5% wildcard fee
     expect(r.shares.map((s) => [s.label, s.amount])).toEqual([['Master', 120]]); // 1.2% wildcard split
     expect(r.sellerNet).toBe(9_530);
   });
 
   it('charges no share where the split table has no cell, and refuses what the rate plan does not price', () => {
-    const r = resolveSplit(card(10_000, 'Visa', 12), rates, splits, recipients);
+    const r = resolveSplit(card(10_000, 'Visa', 12), rates(), splits(), recipients);
     expect(r.fee.amount).toBe(999 + 50);
     expect(r.shares).toEqual([]);
     expect(r.sellerNet).toBe(10_000 - 1_049);
 
-    const refused = () => resolveSplit({ ...card(10_000, 'Elo'), paymentType: 'debit' }, rates, splits, recipients);
+    const refused = () => resolveSplit({ ...card(10_000, 'Elo'), paymentType: 'debit' }, rates(), splits(), recipients);
     expect(refused).toThrow(ResolutionRefused);
     expect(refused).toThrow(/not accepted/);
-    expect(() => resolveSplit(card(10_000, 'Visa', 2), rates, splits)).toThrow(
+    expect(() => resolveSplit(card(10_000, 'Visa', 2), rates(), splits())).toThrow(
       expect.objectContaining({ code: 'payment_method_not_accepted' }),
     );
   });
@@ -102,7 +105,7 @@ describe('split resolution (API.md section 7)', () => {
   it('looks pix up as debit1 / PIX and boleto as debit1 / Boleto', () => {
     const pix = resolveSplit(
       { amount: 5_000, paymentType: 'pix', installments: 1, brand: null, entryMode: 'online' },
-      rates,
+      rates(),
       plan({ debit1: { PIX: { Master: 0.2 } } }, { debit1: { PIX: { Master: 0.2 } } }),
       recipients,
     );
@@ -113,8 +116,8 @@ describe('split resolution (API.md section 7)', () => {
 
     const boleto = resolveSplit(
       { amount: 5_000, paymentType: 'boleto', installments: 1, brand: 'Visa', entryMode: 'card_present' },
-      rates,
-      splits,
+      rates(),
+      splits(),
       recipients,
     );
     expect(boleto.fee).toEqual({ units: 0, fixed: 349, amount: 349 });
@@ -127,7 +130,7 @@ describe('split resolution (API.md section 7)', () => {
     // exact 0.5 cent each, 1.5 in all → 2 cents: the first two labels get one each
     const r = resolveSplit(
       { amount: 100, paymentType: 'debit', installments: 1, brand: 'Visa', entryMode: 'card_present' },
-      rates,
+      rates(),
       thirds,
     );
     expect(r.shares.map((s) => s.amount)).toEqual([1, 1, 0]);
@@ -136,19 +139,66 @@ describe('split resolution (API.md section 7)', () => {
   });
 
   it('refuses a payment whose fee and shares exceed the amount', () => {
-    expect(() => resolveSplit(card(10, 'Visa'), rates, splits, recipients)).toThrow(
+    expect(() => resolveSplit(card(10, 'Visa'), rates(), splits(), recipients)).toThrow(
       expect.objectContaining({ code: 'negative_seller_net' }),
     );
   });
 
+  it('accepts a payment that leaves the seller exactly nothing', () => {
+    const flat = fees({ debit1: { Visa: { percentage: '0', fixed: '1.00' } } });
+    const r = resolveSplit(
+      { amount: 100, paymentType: 'debit', installments: 1, brand: 'Visa', entryMode: 'online' },
+      flat,
+      null,
+    );
+    expect(r.sellerNet).toBe(0);
+    expect(() =>
+      resolveSplit(
+        { amount: 99, paymentType: 'debit', installments: 1, brand: 'Visa', entryMode: 'online' },
+        flat,
+        null,
+      ),
+    ).toThrow(
+      expect.objectContaining({
+        name: 'ResolutionRefused',
+        code: 'negative_seller_net',
+        message: 'Fees and split shares exceed the amount: the seller would receive less than nothing.',
+      }),
+    );
+  });
+
+  it.each([
+    [{ paymentType: 'pix', installments: 1, brand: null }, 'pix'],
+    [{ paymentType: 'boleto', installments: 1, brand: 'Visa' }, 'boleto'],
+    [{ paymentType: 'credit', installments: 2, brand: 'Visa' }, 'credit in 2 installments with Visa'],
+    [{ paymentType: 'credit', installments: 1, brand: 'Elo' }, 'credit in 1 installment with Elo'],
+    [{ paymentType: 'debit', installments: 1, brand: null }, 'debit in 1 installment with no brand'],
+  ] as const)('names what the rate plan does not price: %p', (payment, described) => {
+    const none = fees({});
+    expect(() => resolveSplit({ amount: 100, entryMode: 'online', ...payment }, none, null)).toThrow(
+      expect.objectContaining({
+        name: 'ResolutionRefused',
+        code: 'payment_method_not_accepted',
+        message: `The rate plan does not price ${described}: the payment method is not accepted.`,
+      }),
+    );
+  });
+
+  it('gives no shares for a cell with no labels', () => {
+    const empty = plan({ credit1: { Visa: {} } });
+    const r = resolveSplit(card(10_000, 'Visa'), rates(), empty, recipients);
+    expect(r.shares).toEqual([]);
+    expect(r.sellerNet).toBe(10_000 - 349);
+  });
+
   it("leaves an unmapped label's recipient null, whatever the label is called", () => {
     const odd = plan({ credit1: { Visa: { constructor: 1, toString: 1 } } });
-    const r = resolveSplit(card(10_000, 'Visa'), rates, odd, recipients);
+    const r = resolveSplit(card(10_000, 'Visa'), rates(), odd, recipients);
     expect(r.shares.map((s) => s.recipient)).toEqual([null, null]);
   });
 
   it('resolves with no split plan: the fee only', () => {
-    const r = resolveSplit(card(10_000, 'Visa'), rates, null);
+    const r = resolveSplit(card(10_000, 'Visa'), rates(), null);
     expect(r).toEqual({
       fee: { units: 29_900, fixed: 50, amount: 349 },
       shares: [],
@@ -159,7 +209,7 @@ describe('split resolution (API.md section 7)', () => {
   });
 
   it('sends Programador nowhere when the plan has no automatic developer fee', () => {
-    const r = resolveSplit(card(10_000, 'Visa'), rates, { ...splits, automaticDeveloperFee: false }, recipients);
+    const r = resolveSplit(card(10_000, 'Visa'), rates(), { ...splits(), automaticDeveloperFee: false }, recipients);
     expect(r.shares[0]).toMatchObject({ label: 'Programador', recipient: null });
   });
 });

@@ -79,7 +79,7 @@ export function resolveSplit(
   const shares: ResolvedShare[] = [];
   let developerAmount = 0;
   let participantsAmount = 0;
-  if (cell && cell.labels.length > 0) {
+  if (cell) {
     const total = percentOf(input.amount, cell.totalUnits);
     const exact = cell.units.map((u) => input.amount * u);
     const amounts = roundToTotal(exact, FULL_PERCENT_UNITS, total);

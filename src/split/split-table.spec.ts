@@ -72,3 +72,83 @@ describe('rate-plan fee tables', () => {
     expect(errors['[3].fees.credit2.Elo.percentage']).toEqual(['is required']);
   });
 });
+
+describe('split cells at their limits', () => {
+  it('returns the normalised text and an empty table for a document that is not JSON', () => {
+    const { normalized, table, errors } = parse("{'credit1': ");
+    expect(normalized).toBe('{"credit1": ');
+    expect(table.size).toBe(0);
+    expect(Object.keys(errors)).toEqual(['split_details']);
+  });
+
+  it('accepts a cell whose percentages sum to exactly 100', () => {
+    const { table, errors } = parse('{"credit1": {"Visa": {"A": 60, "B": "40.0000"}}}');
+    expect(errors).toEqual({});
+    expect(table.get('credit1')!.get('Visa')!.totalUnits).toBe(1_000_000);
+  });
+
+  it('takes labels of 1 to 100 characters that are not plain numbers', () => {
+    const longest = 'L'.repeat(100);
+    const { table, errors } = parse(
+      JSON.stringify({ credit1: { Visa: { [longest]: 1, '1a': 1, '01': 1, '': 1, '  ': 1, ['M'.repeat(101)]: 1 } } }),
+    );
+    expect(errors).toEqual({
+      'split_details.credit1.Visa.': ['label must be 1 to 100 characters'],
+      'split_details.credit1.Visa.  ': ['label must be 1 to 100 characters'],
+      [`split_details.credit1.Visa.${'M'.repeat(101)}`]: ['label must be 1 to 100 characters'],
+    });
+    expect(table.get('credit1')!.has('Visa')).toBe(false);
+    const fine = parse(JSON.stringify({ credit1: { Visa: { [longest]: 1, '1a': 1, '01': 1 } } }));
+    expect(fine.errors).toEqual({});
+    expect(fine.table.get('credit1')!.get('Visa')!.labels).toEqual([longest, '1a', '01']);
+  });
+
+  it.each(['0', '12', '7'])('refuses the plain-number label %p', (label) => {
+    const { errors } = parse(JSON.stringify({ credit1: { Visa: { [label]: 1 } } }));
+    expect(errors).toEqual({ [`split_details.credit1.Visa.${label}`]: ['label must not be a plain number'] });
+  });
+
+  it.each([
+    ['{"credit1": {"Visa": {"A": "x"}, "Elo": {"B": 1}}}', 'Visa'],
+    ['{"credit1": {"Visa": {"2": 1}, "Elo": {"B": 1}}}', 'Visa'],
+    ['{"credit1": {"Visa": {"": 1}, "Elo": {"B": 1}}}', 'Visa'],
+    ['{"credit1": {"Visa": {"A": 70, "C": 40}, "Elo": {"B": 1}}}', 'Visa'],
+  ])('leaves a refused cell out of the table: %s', (raw, refused) => {
+    const { table, errors } = parse(raw);
+    expect(Object.keys(errors)).toHaveLength(1);
+    expect(table.get('credit1')!.has(refused)).toBe(false);
+    expect(table.get('credit1')!.has('Elo')).toBe(true);
+  });
+});
+
+describe('fee cells', () => {
+  const readFees = (document: unknown) => {
+    const errors: FieldErrors = {};
+    const table = readFeeTable(document, 'fees', errors);
+    return { table, errors };
+  };
+
+  it.each([
+    [
+      { percentage: '1', fixed: '0', extra: 1 },
+      { 'fees.credit1.Visa.extra': ['unknown field: a fee cell has "percentage" and "fixed" only'] },
+    ],
+    [{ fixed: '0' }, { 'fees.credit1.Visa.percentage': ['is required'] }],
+    [
+      { percentage: 'x', fixed: '0' },
+      { 'fees.credit1.Visa.percentage': ['must be a number between 0 and 100 with at most 4 decimals'] },
+    ],
+    [{ percentage: '1' }, { 'fees.credit1.Visa.fixed': ['is required'] }],
+    [
+      { percentage: '1', fixed: 0.5 },
+      { 'fees.credit1.Visa.fixed': ['must be a decimal string with at most two decimals, such as "150.00"'] },
+    ],
+    ['2.99', { 'fees.credit1.Visa': ['must be an object with "percentage" and "fixed"'] }],
+    [null, { 'fees.credit1.Visa': ['must be an object with "percentage" and "fixed"'] }],
+  ])('refuses the cell %p and leaves it out', (cell, expected) => {
+    const { table, errors } = readFees({ credit1: { Visa: cell, Elo: { percentage: '1', fixed: '0.00' } } });
+    expect(errors).toEqual(expected);
+    expect(table.get('credit1')!.has('Visa')).toBe(false);
+    expect(table.get('credit1')!.get('Elo')).toEqual({ units: 10_000, fixed: 0 });
+  });
+});

@@ -75,12 +75,10 @@ export function lookupPosition(
   if (paymentType === 'pix') return { key: 'debit1', brand: PIX_BRAND };
   if (paymentType === 'boleto') return { key: 'debit1', brand: BOLETO_BRAND };
   return {
-    key: paymentType === 'credit' ? (CREDIT_KEYS[installments] ?? `credit${installments}`) : 'debit1',
+    key: paymentType === 'credit' ? `credit${installments}` : 'debit1',
     brand: brand ?? '',
   };
 }
-
-const CREDIT_KEYS = Array.from({ length: MAX_CREDIT_INSTALLMENTS + 1 }, (_, i) => `credit${i}`);
 
 /** The brand's cell, else the wildcard's, else none (rule 2). */
 export function lookupCell<C>(table: Table<C>, key: string, brand: string): C | undefined {

@@ -8,6 +8,7 @@ import { SplitModule } from '../split/split.module';
 import { SplitRule } from './entities/split-rule.entity';
 import { Transaction } from './entities/transaction.entity';
 import { PAYMENT_PROCESSOR } from './processor/payment-processor';
+import { SandboxChargesRepository } from './processor/sandbox-charges.repository';
 import { SandboxProcessor } from './processor/sandbox.processor';
 import { SandboxController } from './sandbox.controller';
 import { TransactionsController } from './transactions.controller';
@@ -36,6 +37,7 @@ export class TransactionsModule {
         TransactionsRepository,
         TransactionsService,
         TransactionSettlements,
+        ...(sandbox ? [SandboxChargesRepository] : []),
         { provide: PAYMENT_PROCESSOR, useClass: PROCESSORS[config.paymentsProcessor] },
       ],
       exports: [TransactionsService, TransactionSettlements],

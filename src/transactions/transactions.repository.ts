@@ -66,6 +66,10 @@ export class TransactionsRepository {
     return this.transactions.findOneBy({ id });
   }
 
+  findForSeller(sellerId: string, id: string): Promise<Transaction | null> {
+    return this.transactions.findOneBy({ sellerId, id });
+  }
+
   /** Locks the transaction row for the rest of the caller's database transaction. */
   lockForSeller(manager: EntityManager, sellerId: string, id: string): Promise<Transaction | null> {
     return manager.getRepository(Transaction).findOne({ where: { sellerId, id }, lock: { mode: 'pessimistic_write' } });
@@ -81,17 +85,14 @@ export class TransactionsRepository {
     return (await repo.findOneBy({ id }))!;
   }
 
-  /** Card transactions pending for longer than a charge takes, locked (skipping ones locked elsewhere). */
-  lockInterruptedCardCharges(manager: EntityManager, olderThanMinutes: number): Promise<Transaction[]> {
-    return manager
-      .getRepository(Transaction)
+  /** Card transactions pending for longer than a charge takes (the oldest 500). */
+  findInterruptedCardCharges(olderThanMinutes: number): Promise<Transaction[]> {
+    return this.transactions
       .createQueryBuilder('t')
       .where(`t.status = 'pending' AND t.payment_type IN ('credit', 'debit')`)
       .andWhere(`t.created_at < now() - make_interval(mins => :minutes)`, { minutes: olderThanMinutes })
       .orderBy('t.created_at', 'ASC')
       .limit(500)
-      .setLock('pessimistic_write')
-      .setOnLocked('skip_locked')
       .getMany();
   }
 

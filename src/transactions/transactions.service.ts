@@ -10,6 +10,13 @@ import {
   NotFoundError,
   ValidationError,
 } from '../common/errors/api-error';
+import {
+  keepIdempotencyKeyOpen,
+  outsideIdempotencyKey,
+  requestTransaction,
+  resumedResource,
+  tieIdempotencyKey,
+} from '../common/idempotency/request-transaction';
 import { checkMoney, checkPercentage, Cents, percentOf } from '../common/money/money';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { PlansService } from '../plans/plans.service';
@@ -31,7 +38,13 @@ import {
 } from './dto/transaction.dto';
 import type { Transaction } from './entities/transaction.entity';
 import { detectBrand, passesLuhn } from './processor/card';
-import { CardData, ChargeResult, PAYMENT_PROCESSOR, PaymentProcessor } from './processor/payment-processor';
+import {
+  CardData,
+  ChargeResult,
+  ChargeStatus,
+  PAYMENT_PROCESSOR,
+  PaymentProcessor,
+} from './processor/payment-processor';
 import { TransactionSettlements } from './transaction-settlements';
 import { TransactionFilters, TransactionsRepository } from './transactions.repository';
 
@@ -79,12 +92,29 @@ export class TransactionsService implements OnModuleInit {
     });
   }
 
-  async create(
+  /**
+   * Charges a payment. Only a charge the API was asked for (`source` 'api') answers the request's
+   * Idempotency-Key; one made on behalf of another change (a checkout, a subscription) keeps
+   * apart from it, so that it never records its answer as that request's answer.
+   */
+  create(
     sellerId: string,
     input: CreateTransactionDto,
     source: TransactionSource = 'api',
   ): Promise<TransactionResponseDto> {
+    return source === 'api'
+      ? this.createCharge(sellerId, input, source)
+      : outsideIdempotencyKey(() => this.createCharge(sellerId, input, source));
+  }
+
+  private async createCharge(
+    sellerId: string,
+    input: CreateTransactionDto,
+    source: TransactionSource,
+  ): Promise<TransactionResponseDto> {
     const payment = this.checkPayment(input);
+    const resumed = resumedResource();
+    if (resumed) return this.resume(sellerId, resumed, payment, input);
     const seller = await this.sellers.find(sellerId);
     if (!seller.ratePlanId) {
       throw new BadRequestError(
@@ -108,34 +138,51 @@ export class TransactionsService implements OnModuleInit {
       { developerAccount: seller.developerAccount, participants: seller.splitParticipants },
     );
 
-    // 1. The transaction is stored first, as pending, so that no charge can exist without it.
-    const pending = await this.transactions.insert(this.dataSource.manager, {
-      sellerId,
-      amount: payment.amount,
-      currency: 'BRL',
-      paymentType: input.payment_type,
-      installments: payment.installments,
-      cardBrand: payment.brand,
-      cardLast4: payment.card ? payment.card.number.slice(-4) : null,
-      entryMode: payment.entryMode,
-      status: 'pending',
-      description: input.description ?? null,
-      source,
-      reference: input.reference ?? null,
-      customer: input.customer ? { ...input.customer } : null,
-      ratePlanId: ratePlan.id,
-      splitPlanId: splitPlan?.id ?? null,
-      feePercentage: resolution.fee.units,
-      feeFixed: resolution.fee.fixed,
-      feeAmount: resolution.fee.amount,
-      shares: resolution.shares,
-      developerAmount: resolution.developerAmount,
-      participantsAmount: resolution.participantsAmount,
-      sellerNet: resolution.sellerNet,
-      processor: this.processor.name,
+    // 1. The transaction is stored first, as pending, so that no charge can exist without it. The
+    // request's Idempotency-Key is tied to it: a retry after a crash resumes it (see resume).
+    const pending = await this.dataSource.transaction(async (manager) => {
+      const tx = await this.transactions.insert(manager, {
+        sellerId,
+        amount: payment.amount,
+        currency: 'BRL',
+        paymentType: input.payment_type,
+        installments: payment.installments,
+        cardBrand: payment.brand,
+        cardLast4: payment.card ? payment.card.number.slice(-4) : null,
+        entryMode: payment.entryMode,
+        status: 'pending',
+        description: input.description ?? null,
+        source,
+        reference: input.reference ?? null,
+        customer: input.customer ? { ...input.customer } : null,
+        ratePlanId: ratePlan.id,
+        splitPlanId: splitPlan?.id ?? null,
+        feePercentage: resolution.fee.units,
+        feeFixed: resolution.fee.fixed,
+        feeAmount: resolution.fee.amount,
+        shares: resolution.shares,
+        developerAmount: resolution.developerAmount,
+        participantsAmount: resolution.participantsAmount,
+        sellerNet: resolution.sellerNet,
+        processor: this.processor.name,
+      });
+      await tieIdempotencyKey(manager, tx.id);
+      return tx;
     });
+    return this.charge(pending, payment, input);
+  }
 
-    // 2. The processor charges, with the transaction id as its idempotency key.
+  /**
+   * 2. The processor charges, with the transaction id as its idempotency key; 3. its answer settles
+   * the transaction. A processor error leaves the outcome unknown (it may have charged): the
+   * transaction stays pending and is answered so; the reconciler, or a retry with the same
+   * Idempotency-Key, asks the processor what became of it. Never recorded declined on a guess.
+   */
+  private async charge(
+    pending: Transaction,
+    payment: CheckedPayment,
+    input: CreateTransactionDto,
+  ): Promise<TransactionResponseDto> {
     let charge: ChargeResult;
     try {
       charge = await this.processor.charge({
@@ -148,23 +195,59 @@ export class TransactionsService implements OnModuleInit {
         customer: input.customer ?? null,
       });
     } catch (error) {
-      this.logger.error({ err: error, transaction: pending.id }, 'The payment processor failed');
-      charge = { status: 'declined', reference: null, declineReason: 'processor_error' };
+      this.logger.error({ err: error, transaction: pending.id }, 'The payment processor failed; outcome unknown');
+      return this.unresolved(pending.id);
     }
-
-    // 3. Its answer settles the transaction, with the events, in one database transaction. If
-    // that fails, or the process dies before, the reconciler voids the charge later.
-    return this.settle(pending.id, sellerId, charge);
+    return this.settle(pending.id, charge);
   }
 
-  private settle(id: string, sellerId: string, charge: ChargeResult): Promise<TransactionResponseDto> {
-    return this.dataSource.transaction(async (manager) => {
+  /**
+   * A retry of a charge whose earlier attempt was interrupted after its pending transaction was
+   * written: asks the processor what became of that charge and settles it, or charges it now under
+   * the same idempotency key when the processor never received it. Never a second transaction.
+   */
+  private async resume(
+    sellerId: string,
+    id: string,
+    payment: CheckedPayment,
+    input: CreateTransactionDto,
+  ): Promise<TransactionResponseDto> {
+    const tx = await this.transactions.findForSeller(sellerId, id);
+    if (!tx) throw transactionNotFound();
+    if (tx.status !== 'pending' || tx.processorReference !== null) return this.settle(id, null);
+    let known: ChargeStatus | null;
+    try {
+      known = await this.processor.chargeStatus(id);
+    } catch (error) {
+      this.logger.error({ err: error, transaction: id }, 'The payment processor did not say what became of a charge');
+      return this.unresolved(id);
+    }
+    return known ? this.settle(id, known) : this.charge(tx, payment, input);
+  }
+
+  /** The answer to a charge whose outcome is unknown: the pending transaction; the key stays open. */
+  private async unresolved(id: string): Promise<TransactionResponseDto> {
+    keepIdempotencyKeyOpen();
+    return this.viewOf(this.dataSource.manager, (await this.transactions.findById(id))!);
+  }
+
+  /**
+   * Records what the processor said of a pending charge (null: nothing new), with its events, in
+   * one database transaction, and answers the transaction as it then is. A charge the reconciler
+   * gave up meanwhile is voided at the processor too.
+   */
+  private settle(id: string, charge: ChargeStatus | null): Promise<TransactionResponseDto> {
+    return requestTransaction(this.dataSource, async (manager) => {
       const current = (await this.transactions.lockById(manager, id))!;
-      if (current.status === 'voided') {
-        // The reconciler gave this charge up while the processor was still answering: undo it there.
-        await this.jobs.send(PROCESSOR_VOID_JOB, { transactionId: id, reference: charge.reference }, {}, manager);
-        return toTransactionView(current, []);
+      const settled = current.status !== 'pending' || current.processorReference !== null;
+      if (charge === null || settled) {
+        if (charge && current.status === 'voided' && (charge.status === 'approved' || charge.status === 'pending')) {
+          // The reconciler gave this charge up while the processor was still answering: undo it there.
+          await this.jobs.send(PROCESSOR_VOID_JOB, { transactionId: id, reference: charge.reference }, {}, manager);
+        }
+        return this.viewOf(manager, current);
       }
+      if (charge.status === 'voided') return this.voidInterrupted(manager, current, 'charge_voided_by_processor');
       const tx = await this.transactions.update(manager, id, {
         status: charge.status,
         processorReference: charge.reference,
@@ -173,41 +256,75 @@ export class TransactionsService implements OnModuleInit {
         boleto: charge.status === 'pending' ? (charge.boleto ?? null) : null,
         approvedAt: charge.status === 'approved' ? new Date() : null,
       });
-      const view = toTransactionView(tx, []);
+      const view = await this.viewOf(manager, tx);
       await this.settlements.notify(manager, view, current.status);
-      await recordEvent(manager, 'transaction.created', sellerId, view);
-      if (charge.status === 'approved') await recordEvent(manager, 'transaction.approved', sellerId, view);
-      if (charge.status === 'declined') await recordEvent(manager, 'transaction.declined', sellerId, view);
+      await recordEvent(manager, 'transaction.created', tx.sellerId, view);
+      if (charge.status === 'approved') await recordEvent(manager, 'transaction.approved', tx.sellerId, view);
+      if (charge.status === 'declined') await recordEvent(manager, 'transaction.declined', tx.sellerId, view);
       return view;
     });
   }
 
   /**
-   * Card transactions still pending long after their charge began were interrupted between
-   * the processor's answer and its recording (a crash, a lost database). They are voided, at the
-   * processor too, so that no customer stays charged for a payment the seller never saw.
+   * Card transactions still pending some minutes after their charge began were interrupted (a
+   * crash, a lost database) or met a processor error whose outcome is unknown. The processor is
+   * asked what became of each charge: a charge it made is settled (approved or declined); one it
+   * never received is voided, at the processor too (so that a late charge is undone), so that no
+   * customer stays charged for a payment the seller never saw. Returns how many were resolved.
    */
   async reconcileInterrupted(olderThanMinutes = INTERRUPTED_AFTER_MINUTES): Promise<number> {
-    return this.dataSource.transaction(async (manager) => {
-      const interrupted = await this.transactions.lockInterruptedCardCharges(manager, olderThanMinutes);
-      for (const stale of interrupted) {
-        const voided = await this.transactions.update(manager, stale.id, {
-          status: 'voided',
-          voidedAt: new Date(),
-          voidReason: 'charge_interrupted',
-        });
-        await this.jobs.send(
-          PROCESSOR_VOID_JOB,
-          { transactionId: stale.id, reference: stale.processorReference },
-          {},
-          manager,
-        );
-        const view = toTransactionView(voided, []);
-        await this.settlements.notify(manager, view, stale.status);
-        await recordEvent(manager, 'transaction.voided', stale.sellerId, view);
+    let resolved = 0;
+    for (const stale of await this.transactions.findInterruptedCardCharges(olderThanMinutes)) {
+      let known: ChargeStatus | null;
+      try {
+        known = await this.processor.chargeStatus(stale.id);
+      } catch (error) {
+        this.logger.warn({ err: error, transaction: stale.id }, 'The processor did not answer; reconciled later');
+        continue;
       }
-      return interrupted.length;
+      if (known?.status === 'pending') continue; // the processor is still working on it
+      if (known) {
+        await this.settle(stale.id, known);
+      } else {
+        await this.dataSource.transaction(async (manager) => {
+          const current = (await this.transactions.lockById(manager, stale.id))!;
+          if (current.status === 'pending' && current.processorReference === null) {
+            await this.voidInterrupted(manager, current, 'charge_interrupted');
+          }
+        });
+      }
+      resolved++;
+    }
+    return resolved;
+  }
+
+  /** Voids a pending charge that never completed, and tells the processor (a late charge is undone). */
+  private async voidInterrupted(
+    manager: EntityManager,
+    stale: Transaction,
+    reason: string,
+  ): Promise<TransactionResponseDto> {
+    const voided = await this.transactions.update(manager, stale.id, {
+      status: 'voided',
+      voidedAt: new Date(),
+      voidReason: reason,
     });
+    await this.jobs.send(
+      PROCESSOR_VOID_JOB,
+      { transactionId: stale.id, reference: stale.processorReference },
+      {},
+      manager,
+    );
+    const view = await this.viewOf(manager, voided);
+    await this.settlements.notify(manager, view, stale.status);
+    await recordEvent(manager, 'transaction.voided', stale.sellerId, view);
+    return view;
+  }
+
+  /** The transaction exactly as GET shows it (with its active split rules), read in `manager`'s transaction. */
+  private async viewOf(manager: EntityManager, tx: Transaction): Promise<TransactionResponseDto> {
+    const rules = await this.transactions.activeRules([tx.id], manager);
+    return toTransactionView(tx, rules.get(tx.id) ?? []);
   }
 
   async list(
@@ -237,7 +354,7 @@ export class TransactionsService implements OnModuleInit {
    * answers), so the record and the processor cannot end up disagreeing.
    */
   async void(sellerId: string, id: string, reason?: string): Promise<TransactionResponseDto> {
-    return this.dataSource.transaction(async (manager) => {
+    return requestTransaction(this.dataSource, async (manager) => {
       const tx = await this.lockOrFail(manager, sellerId, id);
       if (tx.status !== 'approved' && tx.status !== 'pending') {
         throw new ConflictError(
@@ -251,8 +368,7 @@ export class TransactionsService implements OnModuleInit {
         voidedAt: new Date(),
         voidReason: reason ?? null,
       });
-      const rules = await this.transactions.activeRules([id], manager);
-      const view = toTransactionView(voided, rules.get(id) ?? []);
+      const view = await this.viewOf(manager, voided);
       await this.settlements.notify(manager, view, tx.status);
       await recordEvent(manager, 'transaction.voided', sellerId, view);
       await recordAudit(manager, {
@@ -276,7 +392,7 @@ export class TransactionsService implements OnModuleInit {
     if ((await this.sellers.unknownAccounts([input.recipient])).length > 0) {
       throw new BadRequestError('recipient_not_found', 'The recipient is not an existing unified account.');
     }
-    return this.dataSource.transaction(async (manager) => {
+    return requestTransaction(this.dataSource, async (manager) => {
       const tx = await this.lockOrFail(manager, sellerId, id);
       if (tx.status === 'voided' || tx.status === 'declined') {
         throw new ConflictError('invalid_state', `A ${tx.status} transaction cannot take split rules.`);
@@ -346,7 +462,7 @@ export class TransactionsService implements OnModuleInit {
 
   /** A pending pix or boleto charge is paid (processor notification, sandbox confirmation). */
   async approvePending(id: string): Promise<TransactionResponseDto> {
-    return this.dataSource.transaction(async (manager) => {
+    return requestTransaction(this.dataSource, async (manager) => {
       const tx = await this.transactions.lockById(manager, id);
       if (!tx) throw transactionNotFound();
       if (tx.status !== 'pending') {
@@ -356,8 +472,7 @@ export class TransactionsService implements OnModuleInit {
         );
       }
       const approved = await this.transactions.update(manager, id, { status: 'approved', approvedAt: new Date() });
-      const rules = await this.transactions.activeRules([id], manager);
-      const view = toTransactionView(approved, rules.get(id) ?? []);
+      const view = await this.viewOf(manager, approved);
       await this.settlements.notify(manager, view, tx.status);
       await recordEvent(manager, 'transaction.approved', tx.sellerId, view);
       return view;

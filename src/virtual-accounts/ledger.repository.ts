@@ -4,9 +4,11 @@ import { DataSource, EntityManager } from 'typeorm';
 import { centsFromDb, Cents } from '../common/money/money';
 import { keysetSql, PageRequest } from '../common/pagination/pagination';
 
-export type LineType = 'deposit' | 'payment' | 'transfer_out' | 'transfer_in' | 'external';
-export type EntryKind = 'deposit' | 'payment' | 'transfer';
+export type LineType = 'deposit' | 'payment' | 'transfer_out' | 'transfer_in' | 'reversal' | 'external';
+export type EntryKind = 'deposit' | 'payment' | 'transfer' | 'reversal';
 export type SystemAccount = 'external:deposits' | 'external:payments' | 'external:transfers';
+/** A posting's state: a payout's while it is one, else completed. */
+export type PostingStatus = 'processing' | 'completed' | 'failed';
 
 export interface VirtualAccountRow {
   id: string;
@@ -19,11 +21,14 @@ export interface VirtualAccountRow {
   updatedAt: Date;
 }
 
-export interface PostingRow {
+/** A line as written: what ledger_post answers. */
+export interface PostedLine {
   id: string;
   /** The line's number in its account's sequence (1, 2, …). */
   accountLine: string;
   accountId: string;
+  /** The seller owning the line's account (null for system accounts). */
+  sellerId: string | null;
   entryId: string;
   type: LineType;
   amount: Cents;
@@ -33,12 +38,18 @@ export interface PostingRow {
   createdAt: Date;
 }
 
+/** A line of a virtual account's statement, with the state of the payout it belongs to. */
+export interface PostingRow extends PostedLine {
+  status: PostingStatus;
+  failureReason: string | null;
+}
+
 export interface NewLine {
   accountId: string;
   type: LineType;
   /** Signed cents: positive adds to the account, negative takes from it. */
   amount: Cents;
-  counterparty: Record<string, unknown> | null;
+  counterparty: object | null;
 }
 
 export type Refusal = 'insufficient_funds' | 'account_not_found' | 'destination_not_found' | 'balance_limit';
@@ -49,6 +60,41 @@ const REFUSALS: Record<string, Refusal> = {
   LD003: 'destination_not_found',
   ledger_accounts_balance_limit: 'balance_limit',
 };
+
+interface AccountDbRow {
+  id: string;
+  seller_id: string;
+  name: string;
+  balance: string;
+  currency: string;
+  seq: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface LineDbRow {
+  id: string;
+  account_line: string;
+  account_id: string;
+  seller_id: string | null;
+  entry_id: string;
+  type: LineType;
+  amount: string;
+  balance_after: string | null;
+  description: string | null;
+  counterparty: Record<string, unknown> | null;
+  created_at: Date;
+}
+
+interface PostingDbRow extends LineDbRow {
+  status: PostingStatus;
+  failure_reason: string | null;
+}
+
+const POSTING_COLUMNS = `l.id, l.account_line, l.account_id, a.seller_id, l.entry_id, l.type, l.amount, l.balance_after,
+  l.counterparty, l.created_at, e.description, coalesce(p.status, 'completed') AS status, p.failure_reason`;
+const POSTING_FROM = `ledger_lines l JOIN journal_entries e ON e.id = l.entry_id
+  JOIN ledger_accounts a ON a.id = l.account_id LEFT JOIN payouts p ON p.entry_id = l.entry_id`;
 
 /** The SQL of the ledger. Virtual-account reads name the seller; writes run in the caller's transaction. */
 @Injectable()
@@ -69,7 +115,7 @@ export class LedgerRepository {
   }
 
   async findVirtualAccount(sellerId: string, id: string): Promise<VirtualAccountRow | null> {
-    const rows = await this.dataSource.query(
+    const rows: AccountDbRow[] = await this.dataSource.query(
       `SELECT * FROM ledger_accounts WHERE kind = 'virtual' AND seller_id = $1 AND id = $2`,
       [sellerId, id],
     );
@@ -79,7 +125,7 @@ export class LedgerRepository {
   async listVirtualAccounts(sellerId: string, page: PageRequest): Promise<VirtualAccountRow[]> {
     const params: unknown[] = [sellerId];
     const keyset = keysetSql('seq', page, params);
-    const rows = await this.dataSource.query(
+    const rows: AccountDbRow[] = await this.dataSource.query(
       `SELECT * FROM ledger_accounts WHERE kind = 'virtual' AND seller_id = $1
        ${keyset.condition ? `AND ${keyset.condition}` : ''} ${keyset.orderAndLimit}`,
       params,
@@ -98,29 +144,32 @@ export class LedgerRepository {
   }
 
   /**
-   * Posts one movement with the database function ledger_post (migrations): balances moved in
-   * ascending id order, journal entry, lines and outbox events, in one statement. Answers the
-   * lines written, or the reason the movement was refused.
+   * Posts one movement with the database function ledger_post (migrations/1763800100001-ledger-functions.sql):
+   * balances moved in ascending id order, journal entry and lines, in one statement of the
+   * caller's transaction. Answers the lines written, or the reason the movement was refused
+   * (the transaction is then aborted: the caller must end it).
    */
-  async post(movement: {
-    kind: EntryKind;
-    sellerId: string;
-    actingAccountId: string;
-    description: string | null;
-    externalReference: string | null;
-    event: string;
-    lines: NewLine[];
-  }): Promise<PostingRow[] | Refusal> {
+  async post(
+    manager: EntityManager,
+    movement: {
+      kind: EntryKind;
+      sellerId: string;
+      actingAccountId: string;
+      description: string | null;
+      externalReference: string | null;
+      lines: NewLine[];
+    },
+  ): Promise<PostedLine[] | Refusal> {
     try {
-      const rows = await this.dataSource.query(
-        `SELECT l.*, $4::text AS description FROM ledger_post($1, $2, $3, $4, $5, $6, $7) AS l`,
+      const rows: LineDbRow[] = await manager.query(
+        `SELECT l.*, a.seller_id, $4::text AS description
+         FROM ledger_post($1, $2, $3, $4, $5, $6) AS l JOIN ledger_accounts a ON a.id = l.account_id`,
         [
           movement.kind,
           movement.sellerId,
           movement.actingAccountId,
           movement.description,
           movement.externalReference,
-          movement.event,
           JSON.stringify(
             movement.lines.map((l) => ({
               account_id: l.accountId,
@@ -131,7 +180,7 @@ export class LedgerRepository {
           ),
         ],
       );
-      return rows.map(toPosting);
+      return rows.map(toLine);
     } catch (error) {
       const driverError = (error as { driverError?: { code?: string; constraint?: string } }).driverError;
       const refusal = REFUSALS[driverError?.code ?? ''] ?? REFUSALS[driverError?.constraint ?? ''];
@@ -153,16 +202,24 @@ export class LedgerRepository {
     if (filters.createdBefore) where.push(`l.created_at < $${params.push(filters.createdBefore)}`);
     const keyset = keysetSql('l.account_line', page, params);
     if (keyset.condition) where.push(keyset.condition);
-    const rows = await this.dataSource.query(
-      `SELECT l.*, e.description FROM ledger_lines l JOIN journal_entries e ON e.id = l.entry_id
-       WHERE ${where.join(' AND ')} ${keyset.orderAndLimit}`,
+    const rows: PostingDbRow[] = await this.dataSource.query(
+      `SELECT ${POSTING_COLUMNS} FROM ${POSTING_FROM} WHERE ${where.join(' AND ')} ${keyset.orderAndLimit}`,
       params,
+    );
+    return rows.map(toPosting);
+  }
+
+  /** The virtual-account postings of one journal entry, as they stand in the caller's transaction. */
+  async postingsOfEntry(manager: EntityManager, entryId: string): Promise<PostingRow[]> {
+    const rows: PostingDbRow[] = await manager.query(
+      `SELECT ${POSTING_COLUMNS} FROM ${POSTING_FROM} WHERE l.entry_id = $1 AND l.type <> 'external' ORDER BY l.id`,
+      [entryId],
     );
     return rows.map(toPosting);
   }
 }
 
-function toAccount(row: Record<string, any>): VirtualAccountRow {
+function toAccount(row: AccountDbRow): VirtualAccountRow {
   return {
     id: row.id,
     sellerId: row.seller_id,
@@ -175,11 +232,12 @@ function toAccount(row: Record<string, any>): VirtualAccountRow {
   };
 }
 
-function toPosting(row: Record<string, any>): PostingRow {
+function toLine(row: LineDbRow): PostedLine {
   return {
     id: row.id,
     accountLine: row.account_line,
     accountId: row.account_id,
+    sellerId: row.seller_id,
     entryId: row.entry_id,
     type: row.type,
     amount: centsFromDb(row.amount),
@@ -188,4 +246,8 @@ function toPosting(row: Record<string, any>): PostingRow {
     counterparty: row.counterparty,
     createdAt: row.created_at,
   };
+}
+
+function toPosting(row: PostingDbRow): PostingRow {
+  return { ...toLine(row), status: row.status, failureReason: row.failure_reason };
 }

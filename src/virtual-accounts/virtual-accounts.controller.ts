@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/access.decorators';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
@@ -6,7 +6,6 @@ import { PageOf, PageQueryDto, toPageRequest } from '../common/pagination/pagina
 import { UuidParam } from '../common/validation/uuid-param';
 import { ApiErrorResponses } from '../openapi/api-error-responses.decorator';
 import {
-  DepositDto,
   PayDto,
   PostingResponseDto,
   PostingsQueryDto,
@@ -15,9 +14,9 @@ import {
 } from './dto/virtual-account.dto';
 import { VirtualAccountsService } from './virtual-accounts.service';
 
-const view = { seller: 'account_id', permission: 'virtualaccounts.view' } as const;
-const operate = { seller: 'account_id', permission: 'virtualaccounts.operate' } as const;
-const NOT_FOUND = 'Virtual account not found.';
+export const VIEW = { seller: 'account_id', permission: 'virtualaccounts.view' } as const;
+export const OPERATE = { seller: 'account_id', permission: 'virtualaccounts.operate' } as const;
+export const NOT_FOUND = 'Virtual account not found.';
 
 /**
  * Virtual accounts of a seller. There is no DELETE, not even for administrators: it would
@@ -26,10 +25,10 @@ const NOT_FOUND = 'Virtual account not found.';
 @ApiTags('virtual accounts')
 @Controller('uniconta/seller/:account_id/virtualaccounts')
 export class VirtualAccountsController {
-  constructor(@Inject(VirtualAccountsService) private readonly accounts: VirtualAccountsService) {}
+  constructor(private readonly accounts: VirtualAccountsService) {}
 
   @Get()
-  @Authenticated(view)
+  @Authenticated(VIEW)
   @ApiOperation({ summary: "The seller's virtual accounts" })
   @ApiOkResponse({ type: PageOf(VirtualAccountResponseDto) })
   @ApiErrorResponses(400)
@@ -38,7 +37,7 @@ export class VirtualAccountsController {
   }
 
   @Get(':id')
-  @Authenticated(view)
+  @Authenticated(VIEW)
   @ApiOperation({ summary: 'One virtual account with its balance' })
   @ApiOkResponse({ type: VirtualAccountResponseDto })
   @ApiErrorResponses(405)
@@ -50,7 +49,7 @@ export class VirtualAccountsController {
   }
 
   @Get(':id/postings')
-  @Authenticated(view)
+  @Authenticated(VIEW)
   @ApiOperation({ summary: 'Statement: postings newest first, each with the balance after it' })
   @ApiOkResponse({ type: PageOf(PostingResponseDto) })
   @ApiErrorResponses(400)
@@ -62,24 +61,13 @@ export class VirtualAccountsController {
     return this.accounts.postings(sellerId, id, query, toPageRequest(query));
   }
 
-  @Post(':id/deposit')
-  @Authenticated(operate)
-  @Idempotent()
-  @ApiOperation({ summary: 'Deposit money into the virtual account' })
-  @ApiCreatedResponse({ type: PostingResponseDto })
-  @ApiErrorResponses(400, 409, 422)
-  deposit(
-    @Param('account_id') sellerId: string,
-    @UuidParam('id', NOT_FOUND, 'virtual_account_not_found') id: string,
-    @Body() body: DepositDto,
-  ): Promise<PostingResponseDto> {
-    return this.accounts.deposit(sellerId, id, body);
-  }
-
   @Post(':id/pay')
-  @Authenticated(operate)
+  @Authenticated(OPERATE)
   @Idempotent()
-  @ApiOperation({ summary: 'Pay a bill from the virtual account (400 insufficient_funds past the balance)' })
+  @ApiOperation({
+    summary:
+      'Pay a bill from the virtual account: a payout, `processing` until it completes or fails (400 insufficient_funds past the balance)',
+  })
   @ApiCreatedResponse({ type: PostingResponseDto })
   @ApiErrorResponses(400, 409, 422)
   pay(
@@ -91,9 +79,12 @@ export class VirtualAccountsController {
   }
 
   @Post(':id/transfer')
-  @Authenticated(operate)
+  @Authenticated(OPERATE)
   @Idempotent()
-  @ApiOperation({ summary: 'Transfer out: to another virtual account, a PIX key or a bank account' })
+  @ApiOperation({
+    summary:
+      'Transfer out: to another virtual account (completes at once), or a PIX key or bank account (a payout, `processing` until it completes or fails)',
+  })
   @ApiCreatedResponse({ type: PostingResponseDto })
   @ApiErrorResponses(400, 409, 422)
   transfer(

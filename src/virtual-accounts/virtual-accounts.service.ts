@@ -1,41 +1,56 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
-import { BadRequestError, NotFoundError, ValidationError } from '../common/errors/api-error';
-import { checkMoney, Cents } from '../common/money/money';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { requestTransaction } from '../common/idempotency/request-transaction';
+import { BadRequestError, ValidationError } from '../common/errors/api-error';
+import type { Cents } from '../common/money/money';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { retryOnConflict } from '../database/retry';
+import { JobQueue } from '../jobs/job-queue.service';
 import { normaliseDocument } from '../sellers/document';
-import type { EventType } from '../webhooks/outbox';
+import { recordEvent, recordEvents } from '../webhooks/outbox';
+import { BANKING_PORT, BankingPort, PayoutDestination } from './banking/banking-port';
 import {
-  DepositDto,
   PayDto,
   PostingResponseDto,
   PostingsQueryDto,
   TransferDto,
   VirtualAccountResponseDto,
 } from './dto/virtual-account.dto';
-import { EntryKind, LedgerRepository, NewLine, VirtualAccountRow } from './ledger.repository';
+import { LedgerRepository, LineType, SystemAccount, VirtualAccountRow } from './ledger.repository';
+import { amountInCents, postedOrThrow, virtualAccountNotFound } from './ledger-errors';
+import { PayoutsRepository } from './payouts.repository';
+import { PAYOUT_JOB, PayoutJob } from './payouts.service';
 
-interface Movement {
-  kind: EntryKind;
-  event: EventType;
+interface Payout {
+  kind: 'payment' | 'transfer';
+  lineType: Extract<LineType, 'payment' | 'transfer_out'>;
+  sink: SystemAccount;
   sellerId: string;
-  /** The virtual account the request acts on: its posting is the answer. */
   accountId: string;
+  amount: Cents;
   description: string | null;
   externalReference: string | null;
-  lines: NewLine[];
+  destination: PayoutDestination;
 }
 
 /**
  * Virtual accounts: durable sub-ledgers of sub-accounts, kept in double entry. Every action
  * writes one journal entry whose lines sum to zero (system accounts stand for the outside
  * world), moves the cached balances of the virtual accounts it touches, locked in ascending id
- * order, and records its outbox events, all in one statement.
+ * order, and records its outbox events, in one database transaction. Money leaving the platform
+ * is reserved at once and sent by the payout job (see PayoutsService); deposits are in
+ * DepositsService.
  */
 @Injectable()
 export class VirtualAccountsService {
-  constructor(@Inject(LedgerRepository) private readonly ledger: LedgerRepository) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly ledger: LedgerRepository,
+    private readonly payouts: PayoutsRepository,
+    private readonly jobs: JobQueue,
+    @Inject(BANKING_PORT) private readonly bank: BankingPort,
+  ) {}
 
   /** Opens the virtual account of a new sub-account, in the caller's transaction. */
   open(manager: EntityManager, subaccount: { id: string; sellerId: string; name: string }): Promise<void> {
@@ -74,131 +89,148 @@ export class VirtualAccountsService {
     return toPage(rows, page, (r) => r.accountLine, PostingResponseDto.of);
   }
 
-  async deposit(sellerId: string, id: string, input: DepositDto): Promise<PostingResponseDto> {
-    const amount = cents(input.amount);
-    const source = await this.ledger.systemAccount('external:deposits');
-    const counterparty = input.external_reference ? { external_reference: input.external_reference } : null;
-    return this.post({
-      kind: 'deposit',
-      event: 'virtual_account.deposit',
-      sellerId,
-      accountId: id,
-      description: input.description ?? null,
-      externalReference: input.external_reference ?? null,
-      lines: [
-        { accountId: id, type: 'deposit', amount, counterparty },
-        { accountId: source, type: 'external', amount: -amount, counterparty: { virtual_account: id } },
-      ],
-    });
-  }
-
+  /** Pays a bill: a payout to the outside, `processing` until the payout port answers. */
   async pay(sellerId: string, id: string, input: PayDto): Promise<PostingResponseDto> {
     if (input.payee.document !== undefined && !normaliseDocument(input.payee.document)) {
       throw ValidationError.of('payee.document', 'must be a valid CPF or CNPJ');
     }
-    const amount = cents(input.amount);
-    const sink = await this.ledger.systemAccount('external:payments');
-    const counterparty = {
-      payee: { name: input.payee.name, document: input.payee.document ?? null },
-      barcode: input.barcode,
-    };
-    return this.post({
+    return this.payOut({
       kind: 'payment',
-      event: 'virtual_account.payment',
+      lineType: 'payment',
+      sink: 'external:payments',
       sellerId,
       accountId: id,
+      amount: amountInCents(input.amount),
       description: input.description ?? null,
       externalReference: input.barcode,
-      lines: [
-        { accountId: id, type: 'payment', amount: -amount, counterparty },
-        { accountId: sink, type: 'external', amount, counterparty: { virtual_account: id } },
-      ],
+      destination: {
+        payee: { name: input.payee.name, document: input.payee.document ?? null },
+        barcode: input.barcode,
+      },
     });
   }
 
+  /** To another virtual account (completes at once), or out to a PIX key or bank account (a payout). */
   async transfer(sellerId: string, id: string, input: TransferDto): Promise<PostingResponseDto> {
-    const amount = cents(input.amount);
+    const amount = amountInCents(input.amount);
     const { pix_key: pixKey, bank_account: bank } = input.destination;
     const target = input.destination.virtual_account?.toLowerCase();
     if ([target, pixKey, bank].filter((d) => d !== undefined).length !== 1) {
       throw ValidationError.of('destination', 'must have exactly one of virtual_account, pix_key, bank_account');
     }
-    let lines: NewLine[];
-    if (target !== undefined) {
-      if (target === id) {
-        throw new BadRequestError('same_account', 'A virtual account cannot transfer to itself.');
-      }
-      lines = [
-        { accountId: id, type: 'transfer_out', amount: -amount, counterparty: { virtual_account: target } },
-        { accountId: target, type: 'transfer_in', amount, counterparty: { virtual_account: id } },
-      ];
-    } else {
-      if (bank && !normaliseDocument(bank.document)) {
-        throw ValidationError.of('destination.bank_account.document', 'must be a valid CPF or CNPJ');
-      }
-      const sink = await this.ledger.systemAccount('external:transfers');
-      const counterparty = pixKey !== undefined ? { pix_key: pixKey } : { bank_account: { ...bank } };
-      lines = [
-        { accountId: id, type: 'transfer_out', amount: -amount, counterparty },
-        { accountId: sink, type: 'external', amount, counterparty: { virtual_account: id } },
-      ];
+    const description = input.description ?? null;
+    if (target !== undefined) return this.transferInside(sellerId, id, target, amount, description);
+    if (bank && !normaliseDocument(bank.document)) {
+      throw ValidationError.of('destination.bank_account.document', 'must be a valid CPF or CNPJ');
     }
-    return this.post({
+    return this.payOut({
       kind: 'transfer',
-      event: 'virtual_account.transfer',
+      lineType: 'transfer_out',
+      sink: 'external:transfers',
       sellerId,
       accountId: id,
-      description: input.description ?? null,
+      amount,
+      description,
       externalReference: null,
-      lines,
+      destination: pixKey !== undefined ? { pix_key: pixKey } : { bank_account: { ...bank! } },
     });
   }
 
-  /**
-   * One movement, posted in one statement (see LedgerRepository.post): the virtual accounts are
-   * locked in ascending id order, so movements never deadlock; a refused movement writes nothing.
-   */
-  private async post(movement: Movement): Promise<PostingResponseDto> {
-    const result = await retryOnConflict(() =>
-      this.ledger.post({
-        kind: movement.kind,
-        sellerId: movement.sellerId,
-        actingAccountId: movement.accountId,
-        description: movement.description,
-        externalReference: movement.externalReference,
-        event: movement.event,
-        lines: movement.lines,
+  private async transferInside(
+    sellerId: string,
+    id: string,
+    target: string,
+    amount: Cents,
+    description: string | null,
+  ): Promise<PostingResponseDto> {
+    if (target === id) throw new BadRequestError('same_account', 'A virtual account cannot transfer to itself.');
+    return retryOnConflict(() =>
+      requestTransaction(this.dataSource, async (manager) => {
+        const lines = postedOrThrow(
+          await this.ledger.post(manager, {
+            kind: 'transfer',
+            sellerId,
+            actingAccountId: id,
+            description,
+            externalReference: null,
+            lines: [
+              { accountId: id, type: 'transfer_out', amount: -amount, counterparty: { virtual_account: target } },
+              { accountId: target, type: 'transfer_in', amount, counterparty: { virtual_account: id } },
+            ],
+          }),
+        );
+        const postings = lines.map((line) => ({
+          line,
+          view: PostingResponseDto.of({ ...line, status: 'completed', failureReason: null }),
+        }));
+        // Each side's seller hears of its own posting.
+        await recordEvents(
+          manager,
+          postings.map(({ line, view }) => ({ type: 'virtual_account.transfer', sellerId: line.sellerId, data: view })),
+        );
+        return postings.find(({ line }) => line.accountId === id)!.view;
       }),
     );
-    if (result === 'account_not_found') throw notFound();
-    if (result === 'destination_not_found') {
-      throw new BadRequestError('destination_not_found', 'The destination virtual account does not exist.');
-    }
-    if (result === 'insufficient_funds') {
-      throw new BadRequestError('insufficient_funds', 'The virtual account does not hold enough funds.');
-    }
-    if (result === 'balance_limit') {
-      throw new BadRequestError(
-        'balance_limit_exceeded',
-        'A virtual account cannot hold more than 1,000,000,000,000.00.',
-      );
-    }
-    return PostingResponseDto.of(result.find((r) => r.accountId === movement.accountId)!);
+  }
+
+  /**
+   * Money leaving the platform: the amount is taken from the account at once (reserved; refused
+   * past the balance), and the payout job is queued in the same transaction, so a committed
+   * posting always gets sent and nothing is sent for a refused one.
+   */
+  private async payOut(payout: Payout): Promise<PostingResponseDto> {
+    const sink = await this.ledger.systemAccount(payout.sink);
+    return retryOnConflict(() =>
+      requestTransaction(this.dataSource, async (manager) => {
+        const lines = postedOrThrow(
+          await this.ledger.post(manager, {
+            kind: payout.kind,
+            sellerId: payout.sellerId,
+            actingAccountId: payout.accountId,
+            description: payout.description,
+            externalReference: payout.externalReference,
+            lines: [
+              {
+                accountId: payout.accountId,
+                type: payout.lineType,
+                amount: -payout.amount,
+                counterparty: payout.destination,
+              },
+              {
+                accountId: sink,
+                type: 'external',
+                amount: payout.amount,
+                counterparty: { virtual_account: payout.accountId },
+              },
+            ],
+          }),
+        );
+        const posted = lines.find((line) => line.accountId === payout.accountId)!;
+        const payoutId = await this.payouts.insert(manager, {
+          sellerId: payout.sellerId,
+          accountId: payout.accountId,
+          entryId: posted.entryId,
+          kind: payout.kind,
+          amount: payout.amount,
+          destination: payout.destination,
+          provider: this.bank.name,
+        });
+        await this.jobs.send<PayoutJob>(PAYOUT_JOB, { payoutId }, {}, manager);
+        const view = PostingResponseDto.of({ ...posted, status: 'processing', failureReason: null });
+        await recordEvent(
+          manager,
+          payout.kind === 'payment' ? 'virtual_account.payment' : 'virtual_account.transfer',
+          payout.sellerId,
+          view,
+        );
+        return view;
+      }),
+    );
   }
 
   private async find(sellerId: string, id: string): Promise<VirtualAccountRow> {
     const account = await this.ledger.findVirtualAccount(sellerId, id);
-    if (!account) throw notFound();
+    if (!account) throw virtualAccountNotFound();
     return account;
   }
-}
-
-function notFound(): NotFoundError {
-  return new NotFoundError('Virtual account not found.', 'virtual_account_not_found');
-}
-
-function cents(amount: string): Cents {
-  const checked = checkMoney(amount);
-  if (!checked.ok) throw ValidationError.of('amount', checked.message);
-  return checked.value;
 }

@@ -44,6 +44,29 @@ describe('seller API keys', () => {
     expect(await authenticates(res.body.key)).toBe(true);
   });
 
+  it('never replays the secret: a repeated creation answers 409 idempotency_secret_not_replayable with the id', async () => {
+    const headers = { 'idempotency-key': 'create-key-once' };
+    const body = { label: 'POS', description: '' };
+    const first = await t.http.post(base(), body, { token: superuser.access, headers });
+    expect(first.status).toBe(201);
+    // The same request, with the seller id spelt in upper case: the same key of the same user.
+    const again = await t.http.post(`/integrations/apikeys/${seller.toUpperCase()}/apikeys/`, body, {
+      token: superuser.access,
+      headers,
+    });
+    expect(again.status).toBe(409);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toMatchObject({ code: 'idempotency_secret_not_replayable', id: first.body.id });
+    expect(again.text).not.toContain(first.body.key);
+    const stored = await t.db.query(`SELECT response_body FROM idempotency_keys WHERE key = 'create-key-once'`);
+    expect(stored.rows).toEqual([{ response_body: { id: first.body.id } }]);
+    const keys = await t.db.query('SELECT count(*)::int AS n FROM api_keys WHERE seller_id = $1 AND label = $2', [
+      seller,
+      'POS',
+    ]);
+    expect(keys.rows[0].n).toBe(1);
+  });
+
   it('never shows the key in the list or the detail, only its last 4 characters and last use', async () => {
     const created = await createApiKey(t, superuser.access, seller);
     await t.http.get('/user/me', { token: created.key });

@@ -46,6 +46,7 @@ describe('audit log', () => {
     const txId = await charge();
     let accessId = '';
     let ruleId = '';
+    let depositId = '';
     const steps: Array<{
       action: AuditAction;
       run: () => ReturnType<typeof audited>;
@@ -126,6 +127,20 @@ describe('audit log', () => {
         action: 'transaction.voided',
         run: () => audited('POST', `${transactions()}/${txId}/void`, { reason: 'test' }),
         target: () => ({ type: 'transaction', id: txId }),
+        seller: s.sellerId,
+      },
+      {
+        action: 'virtual_account.manual_deposit',
+        run: async () => {
+          const r = await audited('POST', `/uniconta/seller/${s.sellerId}/virtualaccounts/${s.master}/deposit`, {
+            amount: '10.00',
+            method: 'manual',
+            reason: 'Reconciled wire',
+          });
+          depositId = r.res.body.id;
+          return r;
+        },
+        target: () => ({ type: 'deposit', id: depositId }),
         seller: s.sellerId,
       },
       {

@@ -112,6 +112,76 @@ describe('Idempotency-Key', () => {
     expect(res.body.code).toBe('invalid_idempotency_key');
   });
 
+  const postTx = (app: TestApp, key: string, body: object) =>
+    app.http.post('/test-fixtures/tx-records', body, { headers: { 'idempotency-key': key } });
+
+  it("records the answer in the change's own database transaction", async () => {
+    const first = await postTx(a, 'key-tx', { amount: '1.00' });
+    expect(first.status).toBe(201);
+    const { rows } = await db.query(
+      `SELECT status, response_status, response_body FROM idempotency_keys WHERE key = 'key-tx'`,
+    );
+    expect(rows).toEqual([{ status: 'completed', response_status: 201, response_body: first.body }]);
+    const again = await postTx(b, 'key-tx', { amount: '1.00' });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+  });
+
+  it('keeps neither the change nor an answer when the change rolls back, and records the client error', async () => {
+    const before = await rowCount();
+    const first = await postTx(a, 'key-tx-reject', { amount: '1.00', reject: true });
+    expect(first.status).toBe(409);
+    expect(await rowCount()).toBe(before);
+    const again = await postTx(b, 'key-tx-reject', { amount: '1.00', reject: true });
+    expect(again.status).toBe(409);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('frees an in-progress key once its 60 s lease is over (its request died), not before', async () => {
+    const before = await rowCount();
+    const first = await postTx(a, 'key-lease', { amount: '1.00' });
+    // As if the process had died before commit: the key in progress, without an answer, claimed 61 s ago.
+    await db.query(
+      `UPDATE idempotency_keys SET status = 'in_progress', response_status = NULL, response_body = NULL,
+         lease_until = now() + interval '59 seconds' WHERE key = 'key-lease'`,
+    );
+    await db.query('DELETE FROM test_records WHERE id = $1', [first.body.id]);
+    const busy = await postTx(b, 'key-lease', { amount: '1.00' });
+    expect(busy.status).toBe(409);
+    expect(busy.body.code).toBe('idempotency_key_in_use');
+
+    await db.query(`UPDATE idempotency_keys SET lease_until = now() - interval '1 second' WHERE key = 'key-lease'`);
+    const retry = await postTx(b, 'key-lease', { amount: '1.00' });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(await rowCount()).toBe(before + 1);
+    const replay = await postTx(a, 'key-lease', { amount: '1.00' });
+    expect(replay.body).toEqual(retry.body);
+  });
+
+  it('lets a request whose lease ran out commit nothing once another took its key over', async () => {
+    const before = await rowCount();
+    const slow = postTx(a, 'key-takeover', { amount: '1.00', delay_ms: 800 });
+    await new Promise((r) => setTimeout(r, 300));
+    await db.query(`UPDATE idempotency_keys SET lease_until = now() - interval '1 second' WHERE key = 'key-takeover'`);
+    const takeover = await postTx(b, 'key-takeover', { amount: '1.00' });
+    expect(takeover.status).toBe(201);
+    const lapsed = await slow;
+    expect(lapsed.status).toBe(409);
+    expect(lapsed.body.code).toBe('idempotency_key_in_use');
+    expect(await rowCount()).toBe(before + 1);
+    const replay = await postTx(a, 'key-takeover', { amount: '1.00' });
+    expect(replay.body).toEqual(takeover.body);
+  });
+
+  it('scopes public routes to the client address and route: the key on another route is another key', async () => {
+    const onTx = await postTx(a, 'key-route', { amount: '1.00' });
+    const onPlain = await post(a, 'key-route', { amount: '1.00' });
+    expect(onTx.status).toBe(201);
+    expect(onPlain.status).toBe(201);
+    expect(onPlain.headers.get('idempotent-replayed')).toBeNull();
+  });
+
   it('forgets a key after 24 hours, and the purge job deletes expired keys', async () => {
     await post(a, 'key-old', { amount: '1.00' });
     await db.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = 'key-old'`);

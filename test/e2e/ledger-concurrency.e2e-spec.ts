@@ -5,15 +5,17 @@ import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * The ledger under concurrency: two API processes on one database, 16 clients firing 2,000
- * random deposits, payments and transfers among 10 virtual accounts. Afterwards the books
- * must balance exactly, whatever the interleaving.
+ * random deposits (pix, confirmed through both processes at once: one completion each),
+ * payments, internal transfers and payouts (some to the sandbox's failing PIX key, reversed by
+ * the payout job running meanwhile) among 10 virtual accounts. Afterwards the books must balance
+ * exactly, whatever the interleaving.
  */
 describe('ledger under concurrency (two API processes)', () => {
   let t: TestApp;
   let processes: Array<{ baseUrl: string; stop(): Promise<void> }> = [];
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ runWorkers: true });
     processes = await Promise.all([startApiProcess(t.databaseUrl), startApiProcess(t.databaseUrl)]);
   }, 120_000);
   afterAll(async () => {
@@ -38,7 +40,8 @@ describe('ledger under concurrency (two API processes)', () => {
     const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)];
     const amount = () => (1 + Math.floor(random() * 5_000)) / 100;
 
-    const totals = { deposits: 0, payments: 0, external: 0 };
+    const totals = { deposits: 0, payments: 0, external: 0, failing: 0 };
+    let failingPayouts = 0;
     const statuses = new Map<number, number>();
     const otherErrors: string[] = [];
     let next = 0;
@@ -53,33 +56,56 @@ describe('ledger under concurrency (two API processes)', () => {
         const cents = Math.round(value * 100);
         const money = value.toFixed(2);
         const roll = random();
+        const count = (res: { status: number; text: string; body: { code?: string } }, ok: number) => {
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          if (res.status === ok) return true;
+          if (!(res.status === 400 && res.body.code === 'insufficient_funds'))
+            otherErrors.push(`${res.status} ${res.text}`);
+          return false;
+        };
+        if (roll < 0.3) {
+          const created = await http.post(`${base}/${account}/deposit`, { amount: money }, { token: superuser.access });
+          if (!count(created, 201)) continue;
+          // The payment is confirmed twice at once, through both processes: it is posted once.
+          const confirmations = await Promise.all(
+            clients.map((client) =>
+              client.post(`/sandbox/deposits/${created.body.id}/confirm`, undefined, { token: superuser.access }),
+            ),
+          );
+          const codes = confirmations.map((c) => c.status).sort();
+          if (codes.join() === '200,409') totals.deposits += cents;
+          else otherErrors.push(`confirmations ${codes.join()}: ${confirmations.map((c) => c.text).join(' | ')}`);
+          continue;
+        }
         let action: string;
         let body: object;
-        let kind: 'deposits' | 'payments' | 'external' | null;
-        if (roll < 0.3) {
-          [action, body, kind] = ['deposit', { amount: money }, 'deposits'];
-        } else if (roll < 0.5) {
+        let kind: 'payments' | 'external' | 'failing' | null;
+        if (roll < 0.5) {
           [action, body, kind] = [
             'pay',
             { amount: money, payee: { name: 'Bill' }, barcode: '1'.repeat(44) },
             'payments',
           ];
-        } else if (roll < 0.85) {
+        } else if (roll < 0.8) {
           const target = pick(accounts.filter((a) => a !== account));
           [action, body, kind] = ['transfer', { amount: money, destination: { virtual_account: target } }, null];
-        } else {
+        } else if (roll < 0.93) {
           [action, body, kind] = [
             'transfer',
             { amount: money, destination: { pix_key: 'out@example.com' } },
             'external',
           ];
+        } else {
+          [action, body, kind] = [
+            'transfer',
+            { amount: money, destination: { pix_key: 'fail@sandbox.test' } },
+            'failing',
+          ];
         }
         const res = await http.post(`${base}/${account}/${action}`, body, { token: superuser.access });
-        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        if (res.status === 201) {
-          if (kind) totals[kind] += cents;
-        } else if (!(res.status === 400 && res.body.code === 'insufficient_funds')) {
-          otherErrors.push(`${res.status} ${res.text}`);
+        if (count(res, 201) && kind) {
+          totals[kind] += cents;
+          if (kind === 'failing') failingPayouts += 1;
         }
       }
     };
@@ -88,6 +114,28 @@ describe('ledger under concurrency (two API processes)', () => {
     expect(otherErrors).toEqual([]);
     expect([...statuses.keys()].every((s) => s < 500)).toBe(true);
     expect(statuses.get(201)).toBeGreaterThan(1_000);
+    expect(failingPayouts).toBeGreaterThan(0);
+
+    // every payout is settled by the payout job: the sandbox completes them within seconds
+    for (let attempt = 0; ; attempt++) {
+      const processing = await t.db.query(`SELECT count(*)::int AS n FROM payouts WHERE status = 'processing'`);
+      if (processing.rows[0].n === 0) break;
+      if (attempt >= 1200) throw new Error(`${processing.rows[0].n} payouts still processing after 120 s`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const payouts = await t.db.query(
+      `SELECT status, count(*)::int AS n, count(reversal_entry_id)::int AS reversed FROM payouts GROUP BY status ORDER BY status`,
+    );
+    expect(payouts.rows).toEqual([
+      { status: 'completed', n: expect.any(Number), reversed: 0 },
+      { status: 'failed', n: failingPayouts, reversed: failingPayouts },
+    ]);
+    const deposits = await t.db.query(
+      `SELECT status, sum(amount)::bigint AS total, count(entry_id)::int AS posted, count(*)::int AS n FROM deposits GROUP BY status`,
+    );
+    expect(deposits.rows.map((r) => ({ ...r, total: Number(r.total) }))).toEqual([
+      { status: 'completed', total: totals.deposits, posted: deposits.rows[0].n, n: expect.any(Number) },
+    ]);
 
     // every journal entry sums to zero
     const unbalanced = await t.db.query(`SELECT entry_id FROM ledger_lines GROUP BY entry_id HAVING sum(amount) <> 0`);
@@ -117,10 +165,21 @@ describe('ledger under concurrency (two API processes)', () => {
       [accounts],
     );
     expect(broken.rows).toEqual([]);
-    // the total held equals deposits minus payments minus external transfers
+    // the total held equals deposits minus payments minus completed external transfers (failed ones came back)
     const held = await t.db.query(`SELECT sum(balance)::bigint AS total FROM ledger_accounts WHERE id = ANY($1)`, [
       accounts,
     ]);
     expect(Number(held.rows[0].total)).toBe(totals.deposits - totals.payments - totals.external);
+    // the books: all lines sum to zero, and each outside-world account holds exactly what crossed it
+    const books = await t.db.query(
+      `SELECT coalesce(a.code, 'virtual') AS account, sum(l.amount)::bigint AS total
+       FROM ledger_lines l JOIN ledger_accounts a ON a.id = l.account_id GROUP BY 1 ORDER BY 1`,
+    );
+    expect(books.rows.map((r) => [r.account, Number(r.total)])).toEqual([
+      ['external:deposits', -totals.deposits],
+      ['external:payments', totals.payments],
+      ['external:transfers', totals.external],
+      ['virtual', totals.deposits - totals.payments - totals.external],
+    ]);
   }, 300_000);
 });

@@ -206,14 +206,21 @@ describe('unified transactions', () => {
   });
 
   describe('interrupted charges', () => {
-    it('voids card charges left pending by an interruption, at the processor too, and leaves pix alone', async () => {
+    /** As if the process had died after writing the pending transaction, before recording the processor's answer. */
+    const interrupt = async (ids: string[]) => {
+      await t.db.query(
+        `UPDATE transactions SET status = 'pending', approved_at = NULL, processor_reference = NULL, pix = NULL,
+           decline_reason = NULL, created_at = now() - interval '11 minutes' WHERE id = ANY($1)`,
+        [ids],
+      );
+      await t.db.query(`DELETE FROM outbox_events WHERE data->>'id' = ANY($1)`, [ids]);
+    };
+
+    it('voids card charges left pending that the processor never received, at the processor too, and leaves pix alone', async () => {
       const card = (await post({ amount: '15.00', payment_type: 'credit', card: CARDS.visa })).body;
       const pix = (await post({ amount: '15.00', payment_type: 'pix' })).body;
-      // as if the process had died between the processor's answer and its recording
-      await t.db.query(
-        `UPDATE transactions SET status = 'pending', approved_at = NULL, created_at = now() - interval '11 minutes' WHERE id = ANY($1)`,
-        [[card.id, pix.id]],
-      );
+      await interrupt([card.id, pix.id]);
+      await t.db.query('DELETE FROM sandbox_charges WHERE transaction_id = $1', [card.id]);
       const reconciled = await t.app.get(TransactionsService).reconcileInterrupted();
       expect(reconciled).toBeGreaterThanOrEqual(1);
       const after = await t.http.get(`${base()}/${card.id}`, { token: superuser.access });
@@ -226,6 +233,25 @@ describe('unified transactions', () => {
       );
       expect(jobs.rows).toHaveLength(1);
       expect(await t.app.get(TransactionsService).reconcileInterrupted()).toBe(0);
+    });
+
+    it('settles card charges left pending that the processor made, as the processor says', async () => {
+      const approved = (await post({ amount: '16.00', payment_type: 'credit', card: CARDS.visa })).body;
+      const declined = (await post({ amount: '16.00', payment_type: 'credit', card: CARDS.declined })).body;
+      await interrupt([approved.id, declined.id]);
+      expect(await t.app.get(TransactionsService).reconcileInterrupted()).toBe(2);
+      const a = await t.http.get(`${base()}/${approved.id}`, { token: superuser.access });
+      expect(a.body).toMatchObject({ status: 'approved', void_reason: null });
+      const d = await t.http.get(`${base()}/${declined.id}`, { token: superuser.access });
+      expect(d.body).toMatchObject({ status: 'declined', decline_reason: 'card_declined' });
+      expect(await events('transaction.created', approved.id)).toHaveLength(1);
+      expect(await events('transaction.approved', approved.id)).toHaveLength(1);
+      expect(await events('transaction.declined', declined.id)).toHaveLength(1);
+      const voids = await t.db.query(
+        `SELECT 1 FROM pgboss.job WHERE name = 'transactions.processor-void' AND data->>'transactionId' = ANY($1)`,
+        [[approved.id, declined.id]],
+      );
+      expect(voids.rows).toHaveLength(0);
     });
   });
 

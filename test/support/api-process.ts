@@ -7,8 +7,8 @@ import { TEST_JWT_SECRET } from './test-app';
 export async function startApiProcess(
   databaseUrl: string,
   env: Record<string, string> = {},
-): Promise<{ baseUrl: string; stop(): Promise<void> }> {
-  const { url, stop } = await startProcess(
+): Promise<{ baseUrl: string; stop(): Promise<void>; kill(): Promise<void> }> {
+  const { url, stop, kill } = await startProcess(
     ['--require', join(PROJECT_ROOT, 'test/support/ts-register.js'), join(PROJECT_ROOT, 'src/main.ts')],
     {
       DATABASE_URL: databaseUrl,
@@ -19,5 +19,5 @@ export async function startApiProcess(
       ...env,
     },
   );
-  return { baseUrl: url, stop };
+  return { baseUrl: url, stop, kill };
 }

@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { Public } from '../../src/auth/access.decorators';
 import { ConflictError } from '../../src/common/errors/api-error';
 import { Idempotent } from '../../src/common/idempotency/idempotent.decorator';
+import { requestTransaction } from '../../src/common/idempotency/request-transaction';
 import { MoneyField } from '../../src/common/money/money.decorators';
 import { checkMoney } from '../../src/common/money/money';
 import { recordEvent } from '../../src/webhooks/outbox';
@@ -79,6 +80,22 @@ class FixturesController {
       [cents.ok ? cents.value : 0],
     );
     return { id: row.id, count: row.count };
+  }
+
+  /** The same, written with requestTransaction: the key's answer commits with the row. */
+  @Post('tx-records')
+  @HttpCode(201)
+  @Idempotent()
+  async createInTransaction(@Body() body: RecordDto) {
+    const cents = checkMoney(body.amount);
+    return requestTransaction(this.dataSource, async (manager) => {
+      const [row] = await manager.query(`INSERT INTO test_records (amount) VALUES ($1) RETURNING id`, [
+        cents.ok ? cents.value : 0,
+      ]);
+      if (body.delay_ms) await new Promise((r) => setTimeout(r, body.delay_ms));
+      if (body.reject) throw new ConflictError('rejected', 'Rejected on purpose.');
+      return { id: row.id as string };
+    });
   }
 
   @Post('outbox')

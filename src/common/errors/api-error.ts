@@ -64,6 +64,20 @@ export class ConflictError extends ApiError {
   }
 }
 
+/**
+ * A replayed creation whose answer held a once-only secret (API key `key`, webhook `secret`):
+ * the secret is never shown again; the body names the record created (`id`).
+ */
+export class SecretNotReplayableError extends ApiError {
+  constructor(readonly id: string) {
+    super(
+      409,
+      'idempotency_secret_not_replayable',
+      'This Idempotency-Key already created the record named by `id`; its secret is shown only once and cannot be replayed.',
+    );
+  }
+}
+
 export class UnprocessableError extends ApiError {
   constructor(code: string, message: string) {
     super(422, code, message);

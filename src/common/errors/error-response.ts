@@ -1,7 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
 import { QueryFailedError } from 'typeorm';
-import { ApiError, FieldErrors } from './api-error';
+import { ApiError, FieldErrors, SecretNotReplayableError } from './api-error';
 import { isDatabaseUnavailable } from './database-errors';
 
 /** The error body of API.md section 1, the only shape any 4xx or 5xx answer has. */
@@ -12,6 +12,8 @@ export interface ErrorBody {
   message: string;
   request_id: string;
   errors?: FieldErrors;
+  /** The record concerned, when the error names one (idempotency_secret_not_replayable). */
+  id?: string;
 }
 
 export interface ErrorResponse {
@@ -57,7 +59,7 @@ export function toErrorResponse(error: unknown, requestId: string): ErrorRespons
     status: number,
     code: string,
     message: string,
-    extra: { errors?: FieldErrors; headers?: Record<string, string>; unexpected?: boolean } = {},
+    extra: { errors?: FieldErrors; headers?: Record<string, string>; unexpected?: boolean; id?: string } = {},
   ): ErrorResponse => ({
     status,
     headers: extra.headers ?? {},
@@ -69,11 +71,16 @@ export function toErrorResponse(error: unknown, requestId: string): ErrorRespons
       message,
       request_id: requestId,
       ...(extra.errors ? { errors: extra.errors } : {}),
+      ...(extra.id ? { id: extra.id } : {}),
     },
   });
 
   if (error instanceof ApiError) {
-    return build(error.status, error.code, error.message, { errors: error.errors, headers: error.headers });
+    return build(error.status, error.code, error.message, {
+      errors: error.errors,
+      headers: error.headers,
+      id: error instanceof SecretNotReplayableError ? error.id : undefined,
+    });
   }
   if (isDatabaseUnavailable(error)) {
     return build(503, 'service_unavailable', 'The database is unavailable. Try again shortly.', {

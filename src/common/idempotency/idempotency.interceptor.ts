@@ -1,29 +1,46 @@
-import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, HttpStatus, Injectable, NestInterceptor } from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Observable, catchError, from, mergeMap, of, throwError } from 'rxjs';
-import { ApiError, BadRequestError } from '../errors/api-error';
+import type { Principal } from '../../auth/principal';
+import { ApiError, BadRequestError, SecretNotReplayableError } from '../errors/api-error';
 import { ErrorBody, toErrorResponse } from '../errors/error-response';
-import { IdempotencyScope, IdempotencyService } from './idempotency.service';
-import { IDEMPOTENT } from './idempotent.decorator';
+import { IdempotencyRepository, KeyRef } from './idempotency.repository';
+import { IdempotencyService } from './idempotency.service';
+import { IDEMPOTENT, IdempotentOptions } from './idempotent.decorator';
+import { attachClaim, claimLapsed, IdempotencyClaim } from './request-transaction';
 
 const HEADER = 'idempotency-key';
 
-/** The credential a request acts with; the auth guard puts it on `request.user`. */
-export function credentialScope(request: FastifyRequest): string {
-  const user = (request as FastifyRequest & { user?: { credentialId?: string } }).user;
-  return user?.credentialId ?? 'anonymous';
+/**
+ * Whom a key belongs to: the user, the API key's seller (every key of a seller shares its
+ * keys), or for public routes the client address and the route.
+ */
+export function idempotencyOwner(request: FastifyRequest): string {
+  const principal = (request as FastifyRequest & { user?: Principal }).user;
+  if (principal?.kind === 'user') return `user:${principal.id}`;
+  if (principal?.kind === 'api_key') return `seller:${principal.sellerId}`;
+  return `public:${request.ip} ${request.method} ${request.routeOptions.url ?? ''}`;
 }
 
+/**
+ * Applies `@Idempotent()`: claims the key, replays a finished request, and puts the claim in
+ * the request's context so the service's `requestTransaction` records the answer with the
+ * change. For a handler that did not (or whose change failed), it records the answer or frees
+ * the key itself afterwards.
+ */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
-    @Inject(Reflector) private readonly reflector: Reflector,
-    @Inject(IdempotencyService) private readonly store: IdempotencyService,
+    private readonly reflector: Reflector,
+    private readonly idempotency: IdempotencyService,
+    private readonly keys: IdempotencyRepository,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (!this.reflector.get<boolean>(IDEMPOTENT, context.getHandler())) return next.handle();
+    const options = this.reflector.get<IdempotentOptions | undefined>(IDEMPOTENT, context.getHandler());
+    if (!options) return next.handle();
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     const key = request.headers[HEADER];
@@ -33,48 +50,63 @@ export class IdempotencyInterceptor implements NestInterceptor {
         () => new BadRequestError('invalid_idempotency_key', 'The Idempotency-Key header must be 1 to 255 characters.'),
       );
     }
-    const id: IdempotencyScope = {
-      scope: credentialScope(request),
-      method: request.method,
-      path: normalisePath(request.url),
-      key,
-    };
-    const hash = this.store.hashBody(request.body);
+    const successStatus =
+      this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ??
+      (request.method === 'POST' ? HttpStatus.CREATED : HttpStatus.OK);
+    const recorded = (body: unknown) => (options.secret ? { id: (body as { id: string }).id } : toJson(body));
 
-    return from(this.store.begin(id, hash)).pipe(
+    const begin = this.idempotency.begin(idempotencyOwner(request), key, {
+      method: request.method,
+      route: request.routeOptions.url ?? request.url,
+      params: (request.params ?? {}) as Record<string, string>,
+      body: request.body,
+    });
+    return from(begin).pipe(
       mergeMap((begun) => {
         if (begun.kind === 'replay') {
           reply.header('idempotent-replayed', 'true');
           if (begun.status >= 400) return throwError(() => replayedError(begun.status, begun.body as ErrorBody));
+          if (options.secret) return throwError(() => new SecretNotReplayableError((begun.body as { id: string }).id));
           return of(begun.body);
         }
+        const ref = begun.ref;
+        const claim: IdempotencyClaim = {
+          resumeOf: begun.resumeOf,
+          answered: false,
+          provisional: false,
+          answer: async (manager, body) => {
+            if (!(await this.keys.complete(ref, successStatus, recorded(body), manager))) throw claimLapsed();
+          },
+          tie: async (manager, resourceId) => {
+            if (!(await this.keys.tie(manager, ref, resourceId))) throw claimLapsed();
+          },
+        };
+        attachClaim(request, claim);
         return next.handle().pipe(
           mergeMap(async (body) => {
-            await this.store.complete(id, reply.statusCode, toJson(body));
+            if (claim.provisional) await this.keys.release(ref);
+            else if (!claim.answered) await this.keys.complete(ref, successStatus, recorded(body));
             return body;
           }),
-          catchError((error: unknown) => from(this.settleFailure(id, error, String(request.id)))),
+          catchError((error: unknown) => from(this.settleFailure(claim, ref, error, String(request.id)))),
         );
       }),
     );
   }
 
   /** A client error is the request's answer and is kept; a server failure frees the key for a retry. */
-  private async settleFailure(id: IdempotencyScope, error: unknown, requestId: string): Promise<never> {
-    const response = toErrorResponse(error, requestId);
-    if (response.status >= 500) await this.store.release(id).catch(() => undefined);
-    else await this.store.complete(id, response.status, response.body).catch(() => undefined);
+  private async settleFailure(claim: IdempotencyClaim, ref: KeyRef, error: unknown, requestId: string): Promise<never> {
+    if (!claim.answered) {
+      const response = toErrorResponse(error, requestId);
+      if (response.status >= 500 || claim.provisional) await this.keys.release(ref).catch(() => undefined);
+      else await this.keys.complete(ref, response.status, response.body).catch(() => undefined);
+    }
     throw error;
   }
 }
 
 function replayedError(status: number, body: ErrorBody): ApiError {
   return new ApiError(status, body.code, body.message, body.errors);
-}
-
-function normalisePath(url: string): string {
-  const path = url.split('?')[0].replace(/\/{2,}/g, '/');
-  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
 function toJson(body: unknown): unknown {

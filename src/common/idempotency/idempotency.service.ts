@@ -1,109 +1,93 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { createHash, createHmac } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '../../config/config';
 import { ConflictError, UnprocessableError } from '../errors/api-error';
+import { IdempotencyRepository, KeyRef } from './idempotency.repository';
 import { stableStringify } from './stable-json';
 
 export const IDEMPOTENCY_TTL_HOURS = 24;
+/** An in-progress key whose request died without committing is free again after this. */
+export const IDEMPOTENCY_LEASE_SECONDS = 60;
 
-export interface IdempotencyScope {
-  /** Who is calling: the credential, so that two sellers' keys never meet. */
-  scope: string;
+/** What identifies a request apart from its key: same fingerprint, same request. */
+export interface RequestShape {
   method: string;
-  path: string;
-  key: string;
+  /** The route template (`/sellers/:id/subaccounts`), never the URL as spelt. */
+  route: string;
+  params: Record<string, string>;
+  body: unknown;
 }
 
-export type BeginResult = { kind: 'proceed' } | { kind: 'replay'; status: number; body: unknown };
+export type BeginResult =
+  { kind: 'proceed'; ref: KeyRef; resumeOf: string | null } | { kind: 'replay'; status: number; body: unknown };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A path parameter in one spelling: percent-decoded, UUIDs lower-cased. */
+export function canonicalParam(value: string): string {
+  let decoded = value;
+  try {
+    decoded = decodeURIComponent(value);
+  } catch {
+    // not percent-encoded text: keep it as it came
+  }
+  return UUID.test(decoded) ? decoded.toLowerCase() : decoded;
+}
 
 /**
- * The `Idempotency-Key` store (API.md section 1), a PostgreSQL table so that it holds across
- * API processes. The first request of a key inserts an in-progress row; the primary key makes
- * a concurrent duplicate find that row (409), a different body is refused (422) and a
- * finished request is replayed. Expired rows (24 h) count as absent and are purged by a job.
+ * The `Idempotency-Key` rules (API.md section 1) over a PostgreSQL table, so that they hold
+ * across API processes. A key belongs to its owner; the request's fingerprint (method, route
+ * template, canonical path parameters, keyed hash of the body) tells a replay (same) from a
+ * reuse (422). The first request claims the key for a short lease; its answer is recorded in
+ * the change's own database transaction (see requestTransaction).
  */
 @Injectable()
 export class IdempotencyService {
   private readonly hashKey: Buffer;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(IdempotencyRepository) private readonly keys: IdempotencyRepository,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.hashKey = createHash('sha256').update(`idempotency:${config.jwtSecret}`).digest();
   }
 
   /**
-   * A keyed hash of the request body. Bodies may hold card numbers, so the stored hash is
-   * an HMAC under a server secret, not a plain digest that could be brute-forced.
+   * Bodies may hold card numbers, so the stored fingerprint is an HMAC under a server secret,
+   * not a plain digest that could be brute-forced.
    */
-  hashBody(body: unknown): string {
-    return createHmac('sha256', this.hashKey).update(stableStringify(body)).digest('hex');
+  fingerprint(shape: RequestShape): string {
+    const params = Object.fromEntries(Object.entries(shape.params).map(([name, v]) => [name, canonicalParam(v)]));
+    return createHmac('sha256', this.hashKey)
+      .update(stableStringify([shape.method.toUpperCase(), shape.route, params, shape.body]))
+      .digest('hex');
   }
 
-  async begin(id: IdempotencyScope, requestHash: string): Promise<BeginResult> {
+  async begin(owner: string, key: string, shape: RequestShape): Promise<BeginResult> {
+    const fingerprint = this.fingerprint(shape);
     for (let attempt = 0; attempt < 3; attempt++) {
-      const claimed: unknown[] = await this.dataSource.query(
-        `INSERT INTO idempotency_keys (scope, method, path, key, request_hash, status, expires_at)
-         VALUES ($1, $2, $3, $4, $5, 'in_progress', now() + make_interval(hours => $6))
-         ON CONFLICT (scope, method, path, key) DO UPDATE
-           SET request_hash = EXCLUDED.request_hash, status = 'in_progress', response_status = NULL,
-               response_body = NULL, created_at = now(), expires_at = EXCLUDED.expires_at
-           WHERE idempotency_keys.expires_at <= now()
-         RETURNING 1`,
-        [id.scope, id.method, id.path, id.key, requestHash, IDEMPOTENCY_TTL_HOURS],
-      );
-      if (claimed.length > 0) return { kind: 'proceed' };
+      const ref: KeyRef = { owner, key, claim: randomUUID() };
+      const claimed = await this.keys.claim(ref, fingerprint, IDEMPOTENCY_LEASE_SECONDS, IDEMPOTENCY_TTL_HOURS);
+      if (claimed) return { kind: 'proceed', ref, resumeOf: claimed.resourceId };
 
-      const rows: Array<{ request_hash: string; status: string; response_status: number; response_body: unknown }> =
-        await this.dataSource.query(
-          `SELECT request_hash, status, response_status, response_body FROM idempotency_keys
-           WHERE scope = $1 AND method = $2 AND path = $3 AND key = $4 AND expires_at > now()`,
-          [id.scope, id.method, id.path, id.key],
-        );
-      if (rows.length === 0) continue; // released or expired in between: claim it again
-      const [row] = rows;
-      if (row.request_hash !== requestHash) {
+      const row = await this.keys.find(owner, key);
+      if (!row) continue; // released or expired in between: claim it again
+      if (row.fingerprint !== fingerprint) {
         throw new UnprocessableError(
           'idempotency_key_reused',
-          'This Idempotency-Key was already used with a different request body.',
+          'This Idempotency-Key was already used for a different request (another body, route or record).',
         );
       }
-      if (row.status === 'in_progress') {
-        throw new ConflictError(
-          'idempotency_key_in_use',
-          'A request with this Idempotency-Key is still being processed. Retry later.',
-        );
-      }
-      return { kind: 'replay', status: row.response_status, body: row.response_body };
+      if (row.status === 'in_progress') break;
+      return { kind: 'replay', status: row.responseStatus!, body: row.responseBody };
     }
     throw new ConflictError(
       'idempotency_key_in_use',
-      'A request with this Idempotency-Key is being processed. Retry later.',
+      'A request with this Idempotency-Key is still being processed. Retry later.',
     );
   }
 
-  async complete(id: IdempotencyScope, status: number, body: unknown): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE idempotency_keys SET status = 'completed', response_status = $5, response_body = $6
-       WHERE scope = $1 AND method = $2 AND path = $3 AND key = $4`,
-      [id.scope, id.method, id.path, id.key, status, JSON.stringify(body ?? null)],
-    );
-  }
-
-  /** Forgets an in-progress key whose request failed on the server's side, so a retry runs again. */
-  async release(id: IdempotencyScope): Promise<void> {
-    await this.dataSource.query(
-      `DELETE FROM idempotency_keys
-       WHERE scope = $1 AND method = $2 AND path = $3 AND key = $4 AND status = 'in_progress'`,
-      [id.scope, id.method, id.path, id.key],
-    );
-  }
-
-  async purgeExpired(): Promise<number> {
-    const [, count] = await this.dataSource.query(`DELETE FROM idempotency_keys WHERE expires_at <= now()`);
-    return Number(count ?? 0);
+  purgeExpired(): Promise<number> {
+    return this.keys.purgeExpired();
   }
 }

@@ -3,17 +3,34 @@ import { ApiHeader } from '@nestjs/swagger';
 
 export const IDEMPOTENT = Symbol('idempotent');
 
-/** Marks a POST that creates a record or moves money: it honours the `Idempotency-Key` header. */
-export function Idempotent(): MethodDecorator {
+export interface IdempotentOptions {
+  /**
+   * The success answer holds a once-only secret (API key `key`, webhook `secret`): only the
+   * record's `id` is stored, and a replay answers 409 `idempotency_secret_not_replayable` with it.
+   */
+  secret?: boolean;
+}
+
+/**
+ * Marks a POST that creates a record or moves money: it honours the `Idempotency-Key` header.
+ * Its service should write the change with `requestTransaction` (request-transaction.ts), so the
+ * answer is recorded in the change's own database transaction.
+ */
+export function Idempotent(options: IdempotentOptions = {}): MethodDecorator {
   return applyDecorators(
-    SetMetadata(IDEMPOTENT, true),
+    SetMetadata(IDEMPOTENT, options),
     ApiHeader({
       name: 'Idempotency-Key',
       required: false,
       description:
-        'Up to 255 characters. Repeating a request with the same key within 24 hours replays the first ' +
-        'response (header `Idempotent-Replayed: true`) instead of acting twice; a different body answers 422, ' +
-        'a request still running 409.',
+        'Up to 255 characters, scoped to the caller (user, API key seller, or client address for public routes). ' +
+        'Repeating the same request (method, route, record, body) with the same key within 24 hours replays the ' +
+        'first response (header `Idempotent-Replayed: true`) instead of acting twice; the key with another ' +
+        'request answers 422 `idempotency_key_reused`, while the first still runs 409 `idempotency_key_in_use` ' +
+        '(a request that died without committing frees its key after 60 s).' +
+        (options.secret
+          ? ' A replay never shows the secret again: it answers 409 `idempotency_secret_not_replayable` with `id`.'
+          : ''),
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     }),
   );

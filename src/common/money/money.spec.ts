@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import {
   apportion,
+  centsFromDb,
   checkMoney,
   checkPercentage,
   formatMoney,
@@ -141,5 +142,81 @@ describe('money', () => {
         ),
       );
     });
+  });
+});
+
+describe('money edge cases', () => {
+  const shape = 'must be a decimal string with at most two decimals, such as "150.00"';
+  it.each([
+    ['100000000', `${shape}, at most "10000000.00"`],
+    ['150.001', `${shape}, at most "10000000.00"`],
+    ['1.234', `${shape}, at most "10000000.00"`],
+    ['12.345', `${shape}, at most "10000000.00"`],
+    ['10000000.01', 'must be at most "10000000.00"'],
+    ['0', 'must be greater than zero'],
+    ['0.00', 'must be greater than zero'],
+    ['abc', shape],
+    ['12a', shape],
+    ['a12', shape],
+    ['1.5.5', shape],
+    ['a1.5', shape],
+    ['a.12', shape],
+    ['1.ab', shape],
+    ['-1', shape],
+    ['1e5', shape],
+    ['', shape],
+  ])('checkMoney(%p) answers %p', (input, message) => {
+    expect(checkMoney(input)).toEqual({ ok: false, message });
+  });
+
+  it('accepts the largest amount and zero when allowed', () => {
+    expect(checkMoney('10000000.00')).toEqual({ ok: true, value: 1_000_000_000 });
+    expect(checkMoney('0', { allowZero: true })).toEqual({ ok: true, value: 0 });
+  });
+
+  it.each([[[5]], [null], [true], [{}], [NaN], [Infinity], ['100.00001'], ['100.0001']])(
+    'refuses the percentage %p',
+    (input) => {
+      expect(checkPercentage(input)).toEqual({
+        ok: false,
+        message: 'must be a number between 0 and 100 with at most 4 decimals',
+      });
+    },
+  );
+
+  it('reads percentages from strings and numbers alike', () => {
+    expect(checkPercentage(100)).toEqual({ ok: true, value: 1_000_000 });
+    expect(checkPercentage('100.0000')).toEqual({ ok: true, value: 1_000_000 });
+    expect(checkPercentage(0)).toEqual({ ok: true, value: 0 });
+    expect(checkPercentage(0.0001)).toEqual({ ok: true, value: 1 });
+  });
+
+  it('reads bigint columns as cents and refuses what is not a whole number of cents', () => {
+    expect(centsFromDb('123')).toBe(123);
+    expect(centsFromDb(10n)).toBe(10);
+    expect(centsFromDb(-5)).toBe(-5);
+    expect(() => centsFromDb('1.5')).toThrow('Not an integer amount of cents: 1.5');
+    expect(() => centsFromDb('9007199254740993')).toThrow(RangeError);
+  });
+
+  it('roundToTotal refuses a total below the floors or beyond one cent per part', () => {
+    expect(() => roundToTotal([150, 150], 100, 1)).toThrow('roundToTotal(): total out of reach of the parts');
+    expect(() => roundToTotal([150, 150], 100, 5)).toThrow('roundToTotal(): total out of reach of the parts');
+    expect(roundToTotal([150, 150], 100, 2)).toEqual([1, 1]);
+    expect(roundToTotal([150, 150], 100, 4)).toEqual([2, 2]);
+  });
+
+  it('roundToTotal gives tied remainders to the earlier parts', () => {
+    expect(roundToTotal([50, 50, 50], 100, 1)).toEqual([1, 0, 0]);
+    expect(roundToTotal([50, 50, 50], 100, 2)).toEqual([1, 1, 0]);
+    expect(roundToTotal([10, 50, 50, 90], 100, 2)).toEqual([0, 1, 0, 1]);
+  });
+
+  it('apportion refuses what it cannot split exactly, with its reason', () => {
+    expect(() => apportion(-1, [1])).toThrow('apportion() needs a non-negative total');
+    expect(() => apportion(5, [0, 0])).toThrow('apportion() needs a positive weight for a non-zero total');
+    expect(() => apportion(1.5, [1])).toThrow('Not an integer amount of cents: 1.5');
+    expect(() => apportion(1_000_000_000, [2 ** 40])).toThrow('apportion() operands too large');
+    expect(apportion(0, [0, 0])).toEqual([0, 0]);
   });
 });

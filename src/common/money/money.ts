@@ -57,16 +57,8 @@ export function centsFromDb(value: string | number | bigint): Cents {
  */
 export function checkPercentage(input: unknown): Checked<number> {
   const message = 'must be a number between 0 and 100 with at most 4 decimals';
-  let text: string;
-  if (typeof input === 'number') {
-    if (!Number.isFinite(input)) return { ok: false, message };
-    text = String(input);
-  } else if (typeof input === 'string') {
-    text = input;
-  } else {
-    return { ok: false, message };
-  }
-  const match = PERCENT_PATTERN.exec(text);
+  const text = typeof input === 'number' ? String(input) : typeof input === 'string' ? input : null;
+  const match = PERCENT_PATTERN.exec(text ?? '');
   if (!match) return { ok: false, message };
   const units = Number(match[1]) * PERCENT_SCALE + Number((match[2] ?? '').padEnd(4, '0'));
   if (units > FULL_PERCENT_UNITS) return { ok: false, message };
@@ -115,20 +107,14 @@ export function apportion(total: Cents, weights: readonly number[]): Cents[] {
  * that sum plus the number of parts, so every part ends within one cent of its exact value.
  */
 export function roundToTotal(numerators: readonly number[], denominator: number, total: Cents): Cents[] {
-  const parts = new Array<Cents>(numerators.length);
-  const remainders = new Array<number>(numerators.length);
-  let given = 0;
-  for (let i = 0; i < numerators.length; i++) {
-    parts[i] = Math.floor(numerators[i] / denominator);
-    remainders[i] = numerators[i] - parts[i] * denominator;
-    given += parts[i];
-  }
+  const parts = numerators.map((n) => Math.floor(n / denominator));
+  const remainders = numerators.map((n, i) => n - parts[i] * denominator);
+  const given = parts.reduce((sum, part) => sum + part, 0);
   let left = total - given;
   if (left < 0 || left > numerators.length) throw new RangeError('roundToTotal(): total out of reach of the parts');
-  if (left > 0) {
-    const order = remainders.map((_, i) => i).sort((a, b) => remainders[b] - remainders[a] || a - b);
-    for (let k = 0; left > 0; k++, left--) parts[order[k]] += 1;
-  }
+  // Largest remainders first; the sort is stable, so ties keep the earlier part first.
+  const order = remainders.map((_, i) => i).sort((a, b) => remainders[b] - remainders[a]);
+  for (let k = 0; left > 0; k++, left--) parts[order[k]] += 1;
   return parts;
 }
 

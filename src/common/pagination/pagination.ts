@@ -76,11 +76,11 @@ export function encodeCursor(position: string, descending: boolean): string {
 }
 
 export function decodeCursor(cursor: string, descending: boolean): string {
-  let payload: Partial<CursorPayload>;
+  let payload: Partial<CursorPayload> | null = null;
   try {
     payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<CursorPayload>;
   } catch {
-    throw invalidCursor();
+    // not JSON: refused below like any other malformed cursor
   }
   if (
     typeof payload?.p !== 'string' ||

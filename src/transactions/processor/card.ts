@@ -16,21 +16,56 @@ export function passesLuhn(number: string): boolean {
   return sum % 10 === 0;
 }
 
-// Elo and Hipercard ranges overlap Visa's and MasterCard's prefixes, so they are tried first.
-const ELO =
-  /^(401178|401179|431274|438935|451416|457393|457631|457632|504175|506699|5067[0-7]\d|509\d{3}|627780|636297|636368|650(0[3-9]|[1-4]\d|5[0-1])|6504(0[5-9]|[1-3]\d)|650(48[5-9]|49\d|5[0-2]\d|53[0-8])|6505(4[1-9]|[5-8]\d|9[0-8])|6507(0[0-9]|1[0-8])|65072[0-7]|6509(0[1-9]|1\d|20)|6516(5[2-9]|[6-7]\d)|6550([0-1]\d|2[1-9]|[3-4]\d|5[0-8]))/;
-const HIPERCARD = /^(606282|3841(0|4|6)0)/;
-const AMEX = /^3[47]/;
-const DINERS = /^3(0[0-5]|[689])/;
-const MASTERCARD = /^(5[1-5]|2(2(2[1-9]|[3-9]\d)|[3-6]\d{2}|7([01]\d|20)))/;
-const VISA = /^4/;
+/**
+ * A range of prefixes of one length, both ends included: `[brand, digits, first, last]`. A
+ * number shorter than `digits` reads as a smaller prefix, below `first`.
+ */
+type PrefixRange = readonly [CardBrand, number, number, number];
+
+/**
+ * Prefix ranges, tried in order: Elo and Hipercard ranges overlap Visa's and MasterCard's
+ * prefixes, so they come first.
+ */
+const PREFIX_RANGES: readonly PrefixRange[] = [
+  ['Elo', 6, 401178, 401179],
+  ['Elo', 6, 431274, 431274],
+  ['Elo', 6, 438935, 438935],
+  ['Elo', 6, 451416, 451416],
+  ['Elo', 6, 457393, 457393],
+  ['Elo', 6, 457631, 457632],
+  ['Elo', 6, 504175, 504175],
+  ['Elo', 6, 506699, 506779],
+  ['Elo', 6, 509000, 509999],
+  ['Elo', 6, 627780, 627780],
+  ['Elo', 6, 636297, 636297],
+  ['Elo', 6, 636368, 636368],
+  ['Elo', 6, 650030, 650538],
+  ['Elo', 6, 650541, 650598],
+  ['Elo', 6, 650700, 650718],
+  ['Elo', 6, 650720, 650727],
+  ['Elo', 6, 650901, 650920],
+  ['Elo', 6, 651652, 651679],
+  ['Elo', 6, 655000, 655019],
+  ['Elo', 6, 655021, 655058],
+  ['Hipercard', 6, 606282, 606282],
+  ['Hipercard', 6, 384100, 384100],
+  ['Hipercard', 6, 384140, 384140],
+  ['Hipercard', 6, 384160, 384160],
+  ['American Express', 2, 34, 34],
+  ['American Express', 2, 37, 37],
+  ['Diners', 3, 300, 305],
+  ['Diners', 2, 36, 36],
+  ['Diners', 2, 38, 39],
+  ['MasterCard', 2, 51, 55],
+  ['MasterCard', 4, 2221, 2720],
+  ['Visa', 1, 4, 4],
+];
 
 export function detectBrand(number: string): CardBrand | null {
-  if (ELO.test(number)) return 'Elo';
-  if (HIPERCARD.test(number)) return 'Hipercard';
-  if (AMEX.test(number)) return 'American Express';
-  if (DINERS.test(number)) return 'Diners';
-  if (MASTERCARD.test(number)) return 'MasterCard';
-  if (VISA.test(number)) return 'Visa';
+  if (!/^\d+$/.test(number)) return null;
+  for (const [brand, digits, first, last] of PREFIX_RANGES) {
+    const prefix = Number(number.slice(0, digits));
+    if (prefix >= first && prefix <= last) return brand;
+  }
   return null;
 }

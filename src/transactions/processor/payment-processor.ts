@@ -36,9 +36,20 @@ export type ChargeResult =
       boleto?: { digitable_line: string; due_date: string };
     };
 
+/** What the processor holds of a charge: its result, or voided since. */
+export type ChargeStatus = ChargeResult | { status: 'voided'; reference: string };
+
 export interface PaymentProcessor {
   readonly name: string;
+  /**
+   * Charges once per `transactionId` (the idempotency key): asked again with the same id, it
+   * answers the first charge's result. Throwing means the outcome is unknown (a timeout, an
+   * error after the processor charged): the caller must ask `chargeStatus` later, never assume
+   * the customer was not charged.
+   */
   charge(request: ChargeRequest): Promise<ChargeResult>;
+  /** The charge made with this idempotency key (our transaction id); null when the processor never received it. */
+  chargeStatus(transactionId: string): Promise<ChargeStatus | null>;
   /**
    * Cancels (card) or withdraws (pix, boleto) a charge, known by its reference or, when the
    * answer was never recorded, by our transaction id (the charge's idempotency key).

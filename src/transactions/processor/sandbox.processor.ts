@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { createHash } from 'node:crypto';
-import { formatMoney } from '../../common/money/money';
-import { ChargeRequest, ChargeResult, PaymentProcessor } from './payment-processor';
+import { ChargeRequest, ChargeResult, ChargeStatus, PaymentProcessor } from './payment-processor';
+import { SandboxChargesRepository } from './sandbox-charges.repository';
+import { dateInDays, sandboxDigitableLine, sandboxPixCode } from './sandbox-codes';
 
 /** Test card numbers the sandbox declines, with the reason it gives. */
 export const SANDBOX_DECLINED_CARDS: Record<string, string> = {
@@ -14,61 +14,52 @@ export const SANDBOX_DECLINED_CARDS: Record<string, string> = {
 /**
  * The built-in processor for development and tests: card charges are approved except for the
  * test numbers above; pix and boleto charges stay pending until confirmed through
- * POST /sandbox/transactions/{id}/confirm/. Nothing leaves the process.
+ * POST /sandbox/transactions/{id}/confirm/. Nothing leaves the service: the charges it took are
+ * kept, by idempotency key, in its own table, so every API process sees them.
  */
 @Injectable()
 export class SandboxProcessor implements PaymentProcessor {
   readonly name = 'sandbox';
 
+  constructor(private readonly charges: SandboxChargesRepository) {}
+
   async charge(request: ChargeRequest): Promise<ChargeResult> {
-    const reference = `sbx_${request.transactionId.replace(/-/g, '')}`;
-    if (request.paymentType === 'pix') {
-      return {
-        status: 'pending',
-        reference,
-        pix: { qr_code: pixCode(request), expires_at: new Date(Date.now() + 30 * 60_000).toISOString() },
-      };
-    }
-    if (request.paymentType === 'boleto') {
-      return { status: 'pending', reference, boleto: { digitable_line: digitableLine(request), due_date: dueDate(3) } };
-    }
-    const declined = request.card ? SANDBOX_DECLINED_CARDS[request.card.number] : 'card_missing';
-    return declined ? { status: 'declined', reference, declineReason: declined } : { status: 'approved', reference };
+    const stored = await this.charges.insertOnce(request.transactionId, outcome(request));
+    // A key charged and voided since stays voided: the charge is not made again.
+    return stored.status === 'voided'
+      ? { status: 'declined', reference: stored.reference, declineReason: 'charge_voided' }
+      : stored;
   }
 
-  async void(): Promise<void> {
-    // Nothing to undo outside the process.
+  chargeStatus(transactionId: string): Promise<ChargeStatus | null> {
+    return this.charges.find(transactionId);
+  }
+
+  async void(charge: { transactionId: string }): Promise<void> {
+    await this.charges.markVoided(charge.transactionId);
   }
 }
 
-/** A PIX "copia e cola" payload in the EMV layout (without a real CRC: sandbox only). */
-function pixCode(request: ChargeRequest): string {
-  const field = (id: string, value: string) => `${id}${String(value.length).padStart(2, '0')}${value}`;
-  const account = field('00', 'BR.GOV.BCB.PIX') + field('01', request.transactionId);
-  const txid = request.transactionId.replace(/-/g, '').slice(0, 25);
-  return (
-    field('00', '01') +
-    field('26', account) +
-    field('52', '0000') +
-    field('53', '986') +
-    field('54', formatMoney(request.amount)) +
-    field('58', 'BR') +
-    field('59', 'SANDBOX SELLER') +
-    field('60', 'SAO PAULO') +
-    field('62', field('05', txid)) +
-    '6304'
-  );
-}
-
-function digitableLine(request: ChargeRequest): string {
-  const digits = BigInt(`0x${createHash('sha256').update(request.transactionId).digest('hex').slice(0, 24)}`)
-    .toString()
-    .padEnd(33, '0')
-    .slice(0, 33);
-  const amount = String(request.amount).padStart(10, '0');
-  return `${digits}${'9999'}${amount}`.slice(0, 47);
-}
-
-function dueDate(days: number): string {
-  return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+/** What the sandbox answers a charge: decided by the payment type and the test card number. */
+function outcome(request: ChargeRequest): ChargeResult {
+  const reference = `sbx_${request.transactionId.replace(/-/g, '')}`;
+  if (request.paymentType === 'pix') {
+    return {
+      status: 'pending',
+      reference,
+      pix: {
+        qr_code: sandboxPixCode(request.transactionId, request.amount),
+        expires_at: new Date(Date.now() + 30 * 60_000).toISOString(),
+      },
+    };
+  }
+  if (request.paymentType === 'boleto') {
+    return {
+      status: 'pending',
+      reference,
+      boleto: { digitable_line: sandboxDigitableLine(request.transactionId, request.amount), due_date: dateInDays(3) },
+    };
+  }
+  const declined = request.card ? SANDBOX_DECLINED_CARDS[request.card.number] : 'card_missing';
+  return declined ? { status: 'declined', reference, declineReason: declined } : { status: 'approved', reference };
 }

@@ -9,16 +9,23 @@ import {
   IsUUID,
   Matches,
   MaxLength,
+  ValidateBy,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { formatMoney } from '../../common/money/money';
 import { MoneyField } from '../../common/money/money.decorators';
 import { CreatedRangeQueryDto } from '../../common/pagination/created-range.dto';
+import { PageQueryDto } from '../../common/pagination/pagination';
 import { IsOmittable } from '../../common/validation/optional.decorator';
-import type { PostingRow, VirtualAccountRow } from '../ledger.repository';
+import type { DepositRow, DepositStatus } from '../deposits.repository';
+import type { PostingRow, PostingStatus, VirtualAccountRow } from '../ledger.repository';
 
-export const POSTING_TYPES = ['deposit', 'payment', 'transfer_out', 'transfer_in'] as const;
+export const POSTING_TYPES = ['deposit', 'payment', 'transfer_out', 'transfer_in', 'reversal'] as const;
 export type PostingType = (typeof POSTING_TYPES)[number];
+export const POSTING_STATUSES = ['processing', 'completed', 'failed'] as const;
+export const DEPOSIT_METHODS = ['pix', 'boleto', 'manual'] as const;
+export const DEPOSIT_STATUSES = ['pending', 'completed', 'expired'] as const;
 
 export class DepositDto {
   @MoneyField()
@@ -30,11 +37,46 @@ export class DepositDto {
   @MaxLength(255)
   description?: string;
 
+  @ApiPropertyOptional({
+    enum: DEPOSIT_METHODS,
+    default: 'pix',
+    description:
+      'How the money comes in: `pix` (a PIX charge) or `boleto`, pending until paid; `manual` (superusers only, ' +
+      'with `reason`) posts at once and is written to the audit log.',
+  })
+  @IsOptional()
+  @IsIn(DEPOSIT_METHODS, { message: `must be one of ${DEPOSIT_METHODS.join(', ')}` })
+  method?: (typeof DEPOSIT_METHODS)[number];
+
+  @ApiPropertyOptional({
+    example: 'Wire 2026-11-21 reconciled with the bank statement',
+    description: 'Why money is credited by hand: required for, and only for, a manual deposit.',
+  })
+  @ValidateIf((o: DepositDto) => o.method === 'manual' || o.reason !== undefined)
+  @ValidateBy({
+    name: 'onlyForManual',
+    validator: {
+      validate: (_value, args) => (args?.object as DepositDto).method === 'manual',
+      defaultMessage: () => 'is only for manual deposits',
+    },
+  })
+  @IsString({ message: 'is required for a manual deposit and must be a string' })
+  @IsNotEmpty({ message: 'is required for a manual deposit' })
+  @MaxLength(500)
+  reason?: string;
+
   @ApiPropertyOptional({ example: 'wire-2026-11-21-001', description: 'Reference of the money coming in.' })
   @IsOptional()
   @IsString()
   @MaxLength(100)
   external_reference?: string;
+}
+
+export class DepositsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: DEPOSIT_STATUSES })
+  @IsOptional()
+  @IsIn(DEPOSIT_STATUSES, { message: `must be one of ${DEPOSIT_STATUSES.join(', ')}` })
+  status?: DepositStatus;
 }
 
 export class PayeeDto {
@@ -180,6 +222,15 @@ export class PostingResponseDto {
   counterparty: Record<string, unknown> | null;
   @ApiProperty({ format: 'uuid', description: 'The double-entry journal entry this posting belongs to.' })
   journal_entry: string;
+  @ApiProperty({
+    enum: POSTING_STATUSES,
+    description:
+      'Money leaving the platform (`payment`, `transfer_out` to a PIX key or bank account) is `processing` until ' +
+      'the payout completes or fails; a failed one is given back by a `reversal` posting. Others are `completed`.',
+  })
+  status: PostingStatus;
+  @ApiProperty({ nullable: true, type: 'string', example: null, description: 'Why the payout failed.' })
+  failure_reason: string | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;
 
   static of(line: PostingRow): PostingResponseDto {
@@ -192,7 +243,74 @@ export class PostingResponseDto {
       description: line.description,
       counterparty: line.counterparty,
       journal_entry: line.entryId,
+      status: line.status,
+      failure_reason: line.failureReason,
       created_at: line.createdAt.toISOString(),
+    };
+  }
+}
+
+export class PixInstructionsDto {
+  @ApiProperty({ description: 'PIX "copia e cola" payload (EMV).' }) qr_code: string;
+  @ApiProperty({ format: 'date-time' }) expires_at: string;
+}
+
+export class BoletoInstructionsDto {
+  @ApiProperty({ example: '34191790010104351004791020150008291070026000' }) digitable_line: string;
+  @ApiProperty({ format: 'date', example: '2026-11-24' }) due_date: string;
+}
+
+export class DepositResponseDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) virtual_account: string;
+  @ApiProperty({ format: 'uuid' }) seller: string;
+  @ApiProperty({
+    enum: DEPOSIT_STATUSES,
+    description: '`pending` until paid in, then `completed` with its posting; unpaid ones become `expired`.',
+  })
+  status: DepositStatus;
+  @ApiProperty({ example: '150.00' }) amount: string;
+  @ApiProperty({ enum: DEPOSIT_METHODS }) method: (typeof DEPOSIT_METHODS)[number];
+  @ApiProperty({ nullable: true, type: 'string' }) description: string | null;
+  @ApiProperty({ nullable: true, type: 'string', description: 'Why a manual deposit was made.' })
+  reason: string | null;
+  @ApiProperty({ nullable: true, type: 'string' }) external_reference: string | null;
+  @ApiProperty({ type: PixInstructionsDto, nullable: true, description: 'How to pay a pix deposit.' })
+  pix: PixInstructionsDto | null;
+  @ApiProperty({ type: BoletoInstructionsDto, nullable: true, description: 'How to pay a boleto deposit.' })
+  boleto: BoletoInstructionsDto | null;
+  @ApiProperty({
+    format: 'uuid',
+    nullable: true,
+    type: 'string',
+    description: "The deposit's posting on the virtual account (in its statement), once completed.",
+  })
+  posting: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true, type: 'string' }) expires_at: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
+  @ApiProperty({ format: 'date-time', nullable: true, type: 'string' }) completed_at: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true, type: 'string' }) expired_at: string | null;
+
+  static of(deposit: DepositRow): DepositResponseDto {
+    return {
+      id: deposit.id,
+      virtual_account: deposit.accountId,
+      seller: deposit.sellerId,
+      status: deposit.status,
+      amount: formatMoney(deposit.amount),
+      method: deposit.method,
+      description: deposit.description,
+      reason: deposit.reason,
+      external_reference: deposit.externalReference,
+      pix: deposit.pix,
+      boleto: deposit.boleto,
+      posting: deposit.postingId,
+      expires_at: deposit.expiresAt?.toISOString() ?? null,
+      created_at: deposit.createdAt.toISOString(),
+      updated_at: deposit.updatedAt.toISOString(),
+      completed_at: deposit.completedAt?.toISOString() ?? null,
+      expired_at: deposit.expiredAt?.toISOString() ?? null,
     };
   }
 }

@@ -1,0 +1,251 @@
+import type { FastifyRequest } from 'fastify';
+import { DataSource, EntityManager } from 'typeorm';
+import { createUser, TestUser } from '../../test/support/identity';
+import { CARDS, payingSeller } from '../../test/support/payments';
+import { startTestApp, TestApp } from '../../test/support/test-app';
+import { AuthorizationService } from '../auth/authorization.service';
+import { runInRequestContext } from '../common/context/request-context';
+import { attachClaim, IdempotencyClaim } from '../common/idempotency/request-transaction';
+import { JobQueue } from '../jobs/job-queue.service';
+import { PlansService } from '../plans/plans.service';
+import { SellersService } from '../sellers/sellers.service';
+import { SplitService } from '../split/split.service';
+import type { CreateTransactionDto, TransactionResponseDto } from './dto/transaction.dto';
+import type { ChargeRequest, ChargeResult, ChargeStatus, PaymentProcessor } from './processor/payment-processor';
+import { TransactionSettlements } from './transaction-settlements';
+import { PROCESSOR_VOID_JOB, TransactionsService } from './transactions.service';
+import { TransactionsRepository } from './transactions.repository';
+
+/**
+ * A processor whose behaviour each test sets: it keeps the charges it made (by idempotency
+ * key) and the voids it received, so a test can tell whether the customer stays charged.
+ */
+class FakeProcessor implements PaymentProcessor {
+  readonly name = 'fake';
+  readonly charges = new Map<string, ChargeStatus>();
+  behaviour: (request: ChargeRequest) => Promise<ChargeResult> = async (request) => this.take(request);
+  statusFails = false;
+
+  charge(request: ChargeRequest): Promise<ChargeResult> {
+    return this.behaviour(request);
+  }
+
+  /** Charges the customer (once per key) and answers the charge. */
+  take(request: ChargeRequest): ChargeResult {
+    const made: ChargeResult = { status: 'approved', reference: `fake_${request.transactionId}` };
+    if (!this.charges.has(request.transactionId)) this.charges.set(request.transactionId, made);
+    return made;
+  }
+
+  async chargeStatus(transactionId: string): Promise<ChargeStatus | null> {
+    if (this.statusFails) throw new Error('processor unreachable');
+    return this.charges.get(transactionId) ?? null;
+  }
+
+  async void(charge: { transactionId: string }): Promise<void> {
+    const made = this.charges.get(charge.transactionId);
+    if (made)
+      this.charges.set(charge.transactionId, { status: 'voided', reference: made.reference ?? charge.transactionId });
+  }
+
+  /** Whether the customer has a charge standing for this transaction. */
+  charged(transactionId: string): boolean {
+    const status = this.charges.get(transactionId)?.status;
+    return status === 'approved' || status === 'pending';
+  }
+}
+
+const timeout = () => Object.assign(new Error('processor request timed out'), { code: 'ETIMEDOUT' });
+
+describe('TransactionsService with a processor whose outcome is unknown', () => {
+  let t: TestApp;
+  let superuser: TestUser;
+  let sellerId: string;
+  let processor: FakeProcessor;
+  let service: TransactionsService;
+  let notified: Array<{ id: string; status: string; previous: string }>;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    superuser = await createUser(t, { superuser: true });
+    sellerId = (await payingSeller(t, superuser)).sellerId;
+  });
+  afterAll(() => t.close());
+
+  beforeEach(() => {
+    processor = new FakeProcessor();
+    notified = [];
+    const settlements = new TransactionSettlements();
+    settlements.subscribe({
+      async onTransactionSettled(_manager: EntityManager, tx: TransactionResponseDto, previous: string) {
+        notified.push({ id: tx.id, status: tx.status, previous });
+      },
+    });
+    service = new TransactionsService(
+      t.app.get(DataSource),
+      t.app.get(TransactionsRepository),
+      t.app.get(SellersService),
+      t.app.get(PlansService),
+      t.app.get(SplitService),
+      processor,
+      t.app.get(AuthorizationService),
+      t.app.get(JobQueue),
+      settlements,
+    );
+  });
+
+  const card: CreateTransactionDto = { amount: '25.00', payment_type: 'credit', card: CARDS.visa };
+  const stored = async (id: string) =>
+    (await t.db.query('SELECT status, void_reason, processor_reference FROM transactions WHERE id = $1', [id])).rows[0];
+  const events = async (id: string) =>
+    (await t.db.query(`SELECT type, data FROM outbox_events WHERE data->>'id' = $1 ORDER BY seq`, [id])).rows.map(
+      (r: { type: string }) => r.type,
+    );
+  /** Runs the processor-void jobs queued for the transaction, as the worker would. */
+  const runVoidJobs = async (id: string) => {
+    const { rows } = await t.db.query(`SELECT data FROM pgboss.job WHERE name = $1 AND data->>'transactionId' = $2`, [
+      PROCESSOR_VOID_JOB,
+      id,
+    ]);
+    for (const { data } of rows) await processor.void(data);
+    return rows.length;
+  };
+  const reconcile = () => service.reconcileInterrupted(0);
+  /** The id of the pending transaction with this description, once the service has written it. */
+  const pendingNamed = async (description: string): Promise<string> => {
+    for (;;) {
+      const { rows } = await t.db.query(`SELECT id FROM transactions WHERE description = $1 AND status = 'pending'`, [
+        description,
+      ]);
+      if (rows.length > 0) return rows[0].id;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+
+  it('a timeout leaves the charge pending, and the reconciler voids what the processor never received', async () => {
+    processor.behaviour = async () => {
+      throw timeout();
+    };
+    const answered = await service.create(sellerId, card);
+    expect(answered.status).toBe('pending');
+    expect(await stored(answered.id)).toMatchObject({ status: 'pending', processor_reference: null });
+
+    expect(await reconcile()).toBeGreaterThanOrEqual(1);
+    expect(await stored(answered.id)).toMatchObject({ status: 'voided', void_reason: 'charge_interrupted' });
+    expect(await runVoidJobs(answered.id)).toBe(1);
+    expect(processor.charged(answered.id)).toBe(false);
+    expect(await events(answered.id)).toEqual(['transaction.voided']);
+    expect(notified).toEqual([{ id: answered.id, status: 'voided', previous: 'pending' }]);
+  });
+
+  it('an error after the processor charged leaves it pending, and the reconciler records the charge', async () => {
+    processor.behaviour = async (request) => {
+      processor.take(request);
+      throw new Error('connection reset after the charge');
+    };
+    const answered = await service.create(sellerId, card);
+    expect(answered.status).toBe('pending');
+    expect(await stored(answered.id)).toMatchObject({ status: 'pending' });
+
+    await reconcile();
+    expect(await stored(answered.id)).toMatchObject({
+      status: 'approved',
+      processor_reference: `fake_${answered.id}`,
+    });
+    expect(await runVoidJobs(answered.id)).toBe(0);
+    expect(processor.charged(answered.id)).toBe(true); // charged, and the seller's books show it
+    expect(await events(answered.id)).toEqual(['transaction.created', 'transaction.approved']);
+    expect(notified).toEqual([{ id: answered.id, status: 'approved', previous: 'pending' }]);
+  });
+
+  it('an answer arriving after the reconciler voided the charge is undone at the processor', async () => {
+    let answer!: () => void;
+    processor.behaviour = (request) =>
+      new Promise<ChargeResult>((resolve) => {
+        answer = () => resolve(processor.take(request));
+      });
+    const creating = service.create(sellerId, { ...card, description: expect.getState().currentTestName });
+    const id = await pendingNamed(expect.getState().currentTestName!);
+    await reconcile(); // the processor has not charged yet: the reconciler gives the charge up
+    expect(await stored(id)).toMatchObject({ status: 'voided', void_reason: 'charge_interrupted' });
+
+    answer(); // ... and then the processor charges and answers
+    const answered = await creating;
+    expect(answered).toMatchObject({ id, status: 'voided' });
+    expect(await stored(id)).toMatchObject({ status: 'voided' });
+    expect(await runVoidJobs(id)).toBe(2); // the reconciler's void, and the late charge's
+    expect(processor.charged(id)).toBe(false);
+    expect(await events(id)).toEqual(['transaction.voided']);
+  });
+
+  it('a late decline after the reconciler voided the charge asks nothing more of the processor', async () => {
+    let answer!: () => void;
+    processor.behaviour = (request) =>
+      new Promise<ChargeResult>((resolve) => {
+        answer = () => resolve({ status: 'declined', reference: `fake_${request.transactionId}`, declineReason: 'x' });
+      });
+    const creating = service.create(sellerId, { ...card, description: expect.getState().currentTestName });
+    const id = await pendingNamed(expect.getState().currentTestName!);
+    await reconcile();
+    answer();
+    expect(await creating).toMatchObject({ id, status: 'voided' });
+    expect(await runVoidJobs(id)).toBe(1); // the reconciler's only
+  });
+
+  it('leaves a charge pending while the processor cannot say what became of it', async () => {
+    processor.behaviour = async () => {
+      throw timeout();
+    };
+    const answered = await service.create(sellerId, card);
+    processor.statusFails = true;
+    await reconcile();
+    expect(await stored(answered.id)).toMatchObject({ status: 'pending' });
+    processor.statusFails = false;
+    await reconcile();
+    expect(await stored(answered.id)).toMatchObject({ status: 'voided' });
+  });
+
+  it('records a declined charge as declined, and an approved one as approved, with the GET view as event data', async () => {
+    const approved = await service.create(sellerId, card);
+    expect(approved.status).toBe('approved');
+    const detail = await t.http.get(`/unified/accounts/sellers/${sellerId}/transactions/${approved.id}`, {
+      token: superuser.access,
+    });
+    const { rows } = await t.db.query(
+      `SELECT data FROM outbox_events WHERE type = 'transaction.approved' AND data->>'id' = $1`,
+      [approved.id],
+    );
+    expect(rows[0].data).toEqual(detail.body);
+
+    processor.behaviour = async (request) => ({
+      status: 'declined',
+      reference: `fake_${request.transactionId}`,
+      declineReason: 'insufficient_funds',
+    });
+    const declined = await service.create(sellerId, card);
+    expect(declined).toMatchObject({ status: 'declined', decline_reason: 'insufficient_funds' });
+  });
+
+  it("answers the request's Idempotency-Key only for a charge asked through the API", async () => {
+    const request = {} as FastifyRequest;
+    const claim: IdempotencyClaim = {
+      resumeOf: null,
+      answered: false,
+      provisional: false,
+      answer: jest.fn(async () => undefined),
+      tie: jest.fn(async () => undefined),
+    };
+    attachClaim(request, claim);
+    const inRequest = <T>(work: () => Promise<T>) => runInRequestContext({ requestId: 'r1', ip: '::1', request }, work);
+
+    const onBehalf = await inRequest(() => service.create(sellerId, card, 'event_checkout'));
+    expect(onBehalf.status).toBe('approved');
+    expect(claim.tie).not.toHaveBeenCalled();
+    expect(claim.answer).not.toHaveBeenCalled();
+
+    const asked = await inRequest(() => service.create(sellerId, card));
+    expect(claim.tie).toHaveBeenCalledWith(expect.anything(), asked.id);
+    expect(claim.answer).toHaveBeenCalledWith(expect.anything(), asked);
+    expect(claim.answered).toBe(true);
+  });
+});

@@ -1,0 +1,102 @@
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { retryOnConflict } from '../database/retry';
+import { JobQueue } from '../jobs/job-queue.service';
+import { recordEvent } from '../webhooks/outbox';
+import { BANKING_PORT, BankingPort, PayoutOutcome } from './banking/banking-port';
+import { PostingResponseDto } from './dto/virtual-account.dto';
+import { LedgerRepository } from './ledger.repository';
+import { postedOrThrow } from './ledger-errors';
+import { PayoutsRepository } from './payouts.repository';
+
+/** Sends one payout through the payout port; queued in the transaction that reserved the money. */
+export const PAYOUT_JOB = 'virtual-accounts.payout';
+export interface PayoutJob {
+  payoutId: string;
+}
+
+/**
+ * The second half of money leaving a virtual account: the payout job sends it through the payout
+ * port (idempotent by payout id, so a retried job never pays twice) and records the outcome:
+ * `completed`, or `failed` with a reversing journal entry that gives the money back and the event
+ * `virtual_account.payout.failed`. An outcome the port cannot give (it throws) fails the job,
+ * which pg-boss retries with backoff; the payout stays `processing` meanwhile.
+ */
+@Injectable()
+export class PayoutsService implements OnModuleInit {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly ledger: LedgerRepository,
+    private readonly payouts: PayoutsRepository,
+    private readonly jobs: JobQueue,
+    @Inject(BANKING_PORT) private readonly bank: BankingPort,
+  ) {}
+
+  onModuleInit(): void {
+    this.jobs.define<PayoutJob>({
+      name: PAYOUT_JOB,
+      handler: ({ payoutId }) => this.process(payoutId),
+      queue: { retryLimit: 50, retryDelay: 5, retryBackoff: true },
+      // Sandbox payouts complete within seconds; a backlog drains at up to 16 jobs a second per process.
+      concurrency: 8,
+      pollingIntervalSeconds: 0.5,
+    });
+  }
+
+  /** Sends a processing payout and settles it; a payout already settled is left alone. */
+  async process(payoutId: string, now: () => Date = () => new Date()): Promise<void> {
+    const payout = await this.payouts.findById(payoutId);
+    if (!payout || payout.status !== 'processing') return;
+    const outcome = await this.bank.payOut({
+      payoutId,
+      amount: payout.amount,
+      destination: payout.destination,
+      description: payout.description,
+    });
+    await this.settle(payoutId, outcome, now());
+  }
+
+  private async settle(payoutId: string, outcome: PayoutOutcome, at: Date): Promise<void> {
+    await retryOnConflict(() =>
+      this.dataSource.transaction(async (manager) => {
+        const payout = await this.payouts.lockById(manager, payoutId);
+        if (!payout || payout.status !== 'processing') return;
+        if (outcome.status === 'completed') {
+          await this.payouts.markCompleted(manager, payoutId, outcome.reference, at);
+          return;
+        }
+        const [original] = await this.ledger.postingsOfEntry(manager, payout.entryId);
+        const sink = await this.ledger.systemAccount(
+          payout.kind === 'payment' ? 'external:payments' : 'external:transfers',
+        );
+        const reversal = postedOrThrow(
+          await this.ledger.post(manager, {
+            kind: 'reversal',
+            sellerId: payout.sellerId,
+            actingAccountId: payout.accountId,
+            description: payout.description,
+            externalReference: payout.entryId,
+            lines: [
+              {
+                accountId: payout.accountId,
+                type: 'reversal',
+                amount: payout.amount,
+                counterparty: { reverses: original.id, reason: outcome.reason },
+              },
+              {
+                accountId: sink,
+                type: 'external',
+                amount: -payout.amount,
+                counterparty: { virtual_account: payout.accountId },
+              },
+            ],
+          }),
+        );
+        await this.payouts.markFailed(manager, payoutId, outcome.reason, reversal[0].entryId, at);
+        const [failed] = await this.ledger.postingsOfEntry(manager, payout.entryId);
+        await recordEvent(manager, 'virtual_account.payout.failed', payout.sellerId, PostingResponseDto.of(failed));
+      }),
+    );
+  }
+}

@@ -1,0 +1,66 @@
+import { Controller, HttpCode, Injectable, Module, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated, CurrentPrincipal } from '../auth/access.decorators';
+import { AuthModule } from '../auth/auth.module';
+import { AuthorizationService } from '../auth/authorization.service';
+import type { Principal } from '../auth/principal';
+import { NotFoundError } from '../common/errors/api-error';
+import { UuidParam } from '../common/validation/uuid-param';
+import { ApiErrorResponses } from '../openapi/api-error-responses.decorator';
+import { DepositsService } from './deposits.service';
+import { DepositResponseDto } from './dto/virtual-account.dto';
+import { VirtualAccountsModule } from './virtual-accounts.module';
+
+const NOT_FOUND = 'Deposit not found.';
+
+/** Sandbox: the caller, with virtualaccounts.operate on the deposit's seller (or a superuser), says it was paid. */
+@Injectable()
+export class SandboxDeposits {
+  constructor(
+    private readonly deposits: DepositsService,
+    private readonly authorization: AuthorizationService,
+  ) {}
+
+  async confirm(principal: Principal, id: string): Promise<DepositResponseDto> {
+    const sellerId = await this.deposits.sellerOf(id);
+    if (!sellerId) throw new NotFoundError(NOT_FOUND, 'deposit_not_found');
+    try {
+      await this.authorization.authorizeSeller(principal, sellerId, { permission: 'virtualaccounts.operate' });
+    } catch (error) {
+      // A deposit of a seller the caller cannot see does not exist for them.
+      if (error instanceof NotFoundError) throw new NotFoundError(NOT_FOUND, 'deposit_not_found');
+      throw error;
+    }
+    return this.deposits.confirm(id);
+  }
+}
+
+@ApiTags('sandbox')
+@Controller('sandbox/deposits')
+export class SandboxDepositsController {
+  constructor(private readonly sandbox: SandboxDeposits) {}
+
+  @Post(':id/confirm')
+  @HttpCode(200)
+  @Authenticated()
+  @ApiOperation({
+    summary:
+      "Sandbox: the payer paid a pending pix or boleto deposit; it is posted (needs virtualaccounts.operate on the deposit's seller)",
+  })
+  @ApiOkResponse({ type: DepositResponseDto })
+  @ApiErrorResponses(404, 409)
+  confirm(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('id', NOT_FOUND, 'deposit_not_found') id: string,
+  ): Promise<DepositResponseDto> {
+    return this.sandbox.confirm(principal, id);
+  }
+}
+
+/** Routed only with the sandbox bank (PAYMENTS_PROCESSOR=sandbox): a separate module, as it needs AuthModule. */
+@Module({
+  imports: [AuthModule, VirtualAccountsModule],
+  controllers: [SandboxDepositsController],
+  providers: [SandboxDeposits],
+})
+export class SandboxDepositsModule {}
