@@ -2,7 +2,7 @@ import autocannon from 'autocannon';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { Client } from 'pg';
-import { median } from './measure';
+import { median, printRatio } from './measure';
 import { BENCH_JWT_SECRET, benchDatabase, startServer } from './support';
 
 /**
@@ -36,7 +36,7 @@ export async function ledgerBenchmark(): Promise<void> {
     if (tps.length > 0) {
       const bench = median(tps);
       console.log(`  pgbench TPC-B-like, 32 clients       ${Math.round(bench).toString().padStart(8)} tps`);
-      console.log(`  ratio transfers / pgbench: ${(http / bench).toFixed(2)}   (target >= 0.5)`);
+      printRatio('ratio transfers / pgbench', http / bench, { atLeast: 0.5 });
     } else {
       console.log(
         "  pgbench was not found (install the PostgreSQL client tools, e.g. Debian's postgresql-15): no ratio.",

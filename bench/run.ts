@@ -1,3 +1,4 @@
+import { chargesBenchmark } from './charges.bench';
 import { ledgerBenchmark } from './ledger.bench';
 import { splitBenchmark } from './split.bench';
 import { transactionsBenchmark } from './transactions.bench';
@@ -11,6 +12,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   split: splitBenchmark,
   transactions: transactionsBenchmark,
   ledger: ledgerBenchmark,
+  charges: chargesBenchmark,
 };
 
 async function main(): Promise<void> {

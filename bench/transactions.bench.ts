@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { SAMPLE_RATE_PLANS_FILE } from '../src/config/paths';
 import { encodeCursor } from '../src/common/pagination/pagination';
-import { median } from './measure';
+import { median, printRatio } from './measure';
 import { BENCH_JWT_SECRET, benchDatabase, medianLatency, startServer } from './support';
 
 /**
@@ -61,7 +61,9 @@ export async function transactionsBenchmark(): Promise<void> {
         `  ${name.padEnd(26)}${small[key].toFixed(2).padStart(10)}${large[key].toFixed(2).padStart(12)}${(large[key] / small[key]).toFixed(2).padStart(8)}`,
       );
     }
-    console.log('  target: ratio <= 1.5');
+    for (const key of ['first', 'deep'] as const) {
+      printRatio(`ratio 1,000,000 / 10,000 (${key} page)`, large[key] / small[key], { atMost: 1.5 });
+    }
 
     const { rows } = await sql.query(
       'SELECT id FROM transactions WHERE seller_id = $1 ORDER BY seq DESC OFFSET 500000 LIMIT 1',
@@ -83,7 +85,7 @@ export async function transactionsBenchmark(): Promise<void> {
       );
       console.log(`  service (NestJS, guard, TypeORM)      ${Math.round(service).toString().padStart(8)}/s`);
       console.log(`  bare Fastify + pg, same queries       ${Math.round(bare).toString().padStart(8)}/s`);
-      console.log(`  ratio service / bare: ${(service / bare).toFixed(2)}   (target >= 0.6)`);
+      printRatio('ratio service / bare', service / bare, { atLeast: 0.8 });
     } finally {
       await minimal.stop();
     }
@@ -94,15 +96,15 @@ export async function transactionsBenchmark(): Promise<void> {
   }
 }
 
-async function load(url: string, headers: Record<string, string>, seconds: number): Promise<number> {
+export async function load(url: string, headers: Record<string, string>, seconds: number): Promise<number> {
   const result = await autocannon({ url, headers, connections: 32, duration: seconds });
   if (result.non2xx > 0 || result.errors > 0)
     throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return result.requests.average;
 }
 
-/** A user with transactions.view on a seller that has the sample rate plan, through the API. */
-async function setUp(baseUrl: string, sql: Client) {
+/** A user with `permissions` on a seller that has the sample rate plan, through the API. */
+export async function setUp(baseUrl: string, sql: Client, permissions = ['transactions.view']) {
   const post = async (path: string, body: unknown, token?: string): Promise<any> => {
     const res = await fetch(baseUrl + path, {
       method: 'POST',
@@ -131,11 +133,7 @@ async function setUp(baseUrl: string, sql: Client) {
     adminToken,
   );
   await post('/user/register/', { email: 'bench-reader@example.com', password: 'bench password 2', name: 'Reader' });
-  await post(
-    `/sellers/${seller.id}/accesses/`,
-    { email: 'bench-reader@example.com', permissions: ['transactions.view'] },
-    adminToken,
-  );
+  await post(`/sellers/${seller.id}/accesses/`, { email: 'bench-reader@example.com', permissions }, adminToken);
   const token = (await post('/user/login/', { email: 'bench-reader@example.com', password: 'bench password 2' }))
     .access;
   return { token, sellerId: seller.id as string, ratePlanId: rows[0].id as string };

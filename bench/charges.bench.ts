@@ -1,0 +1,70 @@
+import autocannon from 'autocannon';
+import { Client } from 'pg';
+import { median, printRatio } from './measure';
+import { BENCH_JWT_SECRET, benchDatabase, startServer } from './support';
+import { setUp } from './transactions.bench';
+
+/**
+ * Card charges (sandbox processor) per second through `POST …/transactions/` with 32
+ * connections, next to a bare Fastify + pg handler that authenticates, checks, resolves and
+ * writes the same rows (bench/minimal-charge-server.ts), interleaved rounds, and their ratio.
+ */
+export async function chargesBenchmark(): Promise<void> {
+  const db = await benchDatabase();
+  const env = {
+    DATABASE_URL: db.url,
+    JWT_SECRET: BENCH_JWT_SECRET,
+    LOG_LEVEL: 'warn',
+    WORKERS_IN_API: 'false',
+    NODE_ENV: 'production',
+  };
+  const api = await startServer('dist/src/main.js', env);
+  const sql = new Client({ connectionString: db.url });
+  await sql.connect();
+  try {
+    const { token, sellerId, ratePlanId } = await setUp(api.url, sql, ['transactions.create', 'transactions.view']);
+    await sql.query('UPDATE sellers SET rate_plan_id = $1 WHERE id = $2', [ratePlanId, sellerId]);
+    const path = `/unified/accounts/sellers/${sellerId}/transactions/`;
+    const bare = await startServer('dist/bench/minimal-charge-server.js', env);
+    try {
+      const rates: Record<'service' | 'bare', number[]> = { service: [], bare: [] };
+      for (const base of [api.url, bare.url]) await charges(base + path, token, 2); // warm-up
+      for (let round = 0; round < 3; round++) {
+        rates.service.push(await charges(api.url + path, token, 5));
+        rates.bare.push(await charges(bare.url + path, token, 5));
+      }
+      const service = median(rates.service);
+      const yardstick = median(rates.bare);
+      console.log('\nCard charges (sandbox), 32 connections (charges per second, median of 3 interleaved rounds)');
+      console.log(`  service (NestJS, guard, TypeORM)      ${Math.round(service).toString().padStart(8)}/s`);
+      console.log(`  bare Fastify + pg, same rows          ${Math.round(yardstick).toString().padStart(8)}/s`);
+      printRatio('ratio service / bare', service / yardstick, { atLeast: 0.6 });
+    } finally {
+      await bare.stop();
+    }
+  } finally {
+    await sql.end();
+    await api.stop();
+    await db.stop();
+  }
+}
+
+async function charges(url: string, token: string, seconds: number): Promise<number> {
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    connections: 32,
+    duration: seconds,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      amount: '100.00',
+      payment_type: 'credit',
+      installments: 1,
+      entry_mode: 'online',
+      card: { number: '4111111111111111', holder_name: 'ANA SOUZA', exp_month: 12, exp_year: 2031, cvv: '123' },
+    }),
+  });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return result.requests.average;
+}
