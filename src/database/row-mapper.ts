@@ -10,15 +10,20 @@ const PLAIN_TYPES = new Set(['uuid', 'text', 'integer', 'bigint', 'boolean', 'js
  * `prefix` names the columns of a joined entity (`r__amount_cents`), so one row can carry two.
  */
 export class RowMapper<T> {
-  private readonly columns: Array<{ property: string; column: string; transformer?: ValueTransformer }>;
+  private readonly columns: Array<{ property: string; column: string; json: boolean; transformer?: ValueTransformer }>;
+  private readonly byProperty: Map<string, { column: string; json: boolean; transformer?: ValueTransformer }>;
+  private readonly updateDateColumn?: string;
   private readonly selects = new Map<string, string>();
 
   constructor(metadata: EntityMetadata) {
     this.columns = metadata.columns.map((c) => ({
       property: c.propertyName,
       column: c.databaseName,
+      json: c.type === 'jsonb',
       transformer: Array.isArray(c.transformer) ? undefined : c.transformer,
     }));
+    this.byProperty = new Map(this.columns.map((c) => [c.property, c]));
+    this.updateDateColumn = metadata.updateDateColumn?.databaseName;
     const unhandled = metadata.columns.filter(
       (c) =>
         !PLAIN_TYPES.has(String(c.type)) || Array.isArray(c.transformer) || c.embeddedMetadata || c.relationMetadata,
@@ -37,6 +42,29 @@ export class RowMapper<T> {
       this.selects.set(key, list);
     }
     return list;
+  }
+
+  /**
+   * The SET list of an UPDATE writing `changes` (entity properties; undefined ones are left
+   * alone) as parameters numbered after `offset`, the update-date column set to now() as
+   * TypeORM does, and the parameters' values.
+   */
+  assignments(changes: Partial<T>, offset: number): { sql: string; values: unknown[] } {
+    const sets: string[] = [];
+    const values: unknown[] = [];
+    for (const [property, value] of Object.entries(changes)) {
+      if (value === undefined) continue;
+      const column = this.byProperty.get(property);
+      if (!column) throw new Error(`RowMapper: no column for property ${property}`);
+      const stored = column.transformer ? column.transformer.to(value) : value;
+      // pg would send a JavaScript array as a PostgreSQL array: JSON goes as text.
+      values.push(column.json && stored !== null ? JSON.stringify(stored) : stored);
+      sets.push(`"${column.column}" = $${offset + values.length}`);
+    }
+    if (this.updateDateColumn && !sets.some((s) => s.startsWith(`"${this.updateDateColumn}"`))) {
+      sets.push(`"${this.updateDateColumn}" = now()`);
+    }
+    return { sql: sets.join(', '), values };
   }
 
   /** The entity in a row selected with `select(…, prefix)`. */

@@ -26,7 +26,7 @@ import { JobQueue } from '../jobs/job-queue.service';
 import { SplitService } from '../split/split.service';
 import type { EntryMode } from '../split/table';
 import { recordAudit } from '../audit/audit-log';
-import { recordEvent } from '../webhooks/outbox';
+import { EventType, recordEvent, recordEvents } from '../webhooks/outbox';
 import {
   CreateSplitRuleDto,
   CreateTransactionDto,
@@ -258,9 +258,13 @@ export class TransactionsService implements OnModuleInit {
       });
       const view = await this.viewOf(manager, tx);
       await this.settlements.notify(manager, view, current.status);
-      await recordEvent(manager, 'transaction.created', tx.sellerId, view);
-      if (charge.status === 'approved') await recordEvent(manager, 'transaction.approved', tx.sellerId, view);
-      if (charge.status === 'declined') await recordEvent(manager, 'transaction.declined', tx.sellerId, view);
+      const types: EventType[] = ['transaction.created'];
+      if (charge.status === 'approved') types.push('transaction.approved');
+      if (charge.status === 'declined') types.push('transaction.declined');
+      await recordEvents(
+        manager,
+        types.map((type) => ({ type, sellerId: tx.sellerId, data: view })),
+      );
       return view;
     });
   }

@@ -61,4 +61,29 @@ describe('RowMapper: raw reads equal TypeORM hydration', () => {
 
     expect(await t.app.get(TransactionsRepository).findWithRulesForSeller(s.developer, id)).toBeNull();
   });
+
+  it('an update answers the row as TypeORM then reads it (jsonb, dates, the update date set)', async () => {
+    const base = `/unified/accounts/sellers/${s.sellerId}/transactions`;
+    const created = await t.http.post(
+      base,
+      { amount: '10.00', payment_type: 'credit', card: CARDS.visa },
+      { token: superuser.access },
+    );
+    const dataSource = t.app.get(DataSource);
+    const before = await dataSource.getRepository(Transaction).findOneByOrFail({ id: created.body.id });
+    const updated = await dataSource.transaction((manager) =>
+      t.app.get(TransactionsRepository).update(manager, created.body.id, {
+        description: 'changed',
+        pix: { qr_code: 'x', expires_at: '2030-01-01T00:00:00.000Z' },
+        customer: { name: 'Bia', email: 'bia@example.com' },
+        approvedAt: new Date('2030-01-02T03:04:05.678Z'),
+      }),
+    );
+    const after = await dataSource.getRepository(Transaction).findOneByOrFail({ id: created.body.id });
+    expect({ ...updated }).toStrictEqual({ ...after });
+    expect(after).toMatchObject({ description: 'changed', amount: 1000, customer: { name: 'Bia' } });
+    expect(after.pix).toEqual({ qr_code: 'x', expires_at: '2030-01-01T00:00:00.000Z' });
+    expect(after.approvedAt?.toISOString()).toBe('2030-01-02T03:04:05.678Z');
+    expect(after.updatedAt.getTime()).toBeGreaterThanOrEqual(before.updatedAt.getTime());
+  });
 });
