@@ -50,21 +50,36 @@ export class RowMapper<T> {
    * TypeORM does, and the parameters' values.
    */
   assignments(changes: Partial<T>, offset: number): { sql: string; values: unknown[] } {
-    const sets: string[] = [];
+    const { columns, values } = this.written(changes);
+    const sets = columns.map((column, i) => `"${column}" = $${offset + i + 1}`);
+    if (this.updateDateColumn && !columns.includes(this.updateDateColumn))
+      sets.push(`"${this.updateDateColumn}" = now()`);
+    return { sql: sets.join(', '), values };
+  }
+
+  /** The column list and VALUES list of an INSERT of `data` (the database's defaults for the rest), and its values. */
+  insertion(data: Partial<T>): { columns: string; placeholders: string; values: unknown[] } {
+    const { columns, values } = this.written(data);
+    return {
+      columns: columns.map((c) => `"${c}"`).join(', '),
+      placeholders: values.map((_, i) => `$${i + 1}`).join(', '),
+      values,
+    };
+  }
+
+  private written(data: Partial<T>): { columns: string[]; values: unknown[] } {
+    const columns: string[] = [];
     const values: unknown[] = [];
-    for (const [property, value] of Object.entries(changes)) {
+    for (const [property, value] of Object.entries(data)) {
       if (value === undefined) continue;
       const column = this.byProperty.get(property);
       if (!column) throw new Error(`RowMapper: no column for property ${property}`);
       const stored = column.transformer ? column.transformer.to(value) : value;
       // pg would send a JavaScript array as a PostgreSQL array: JSON goes as text.
       values.push(column.json && stored !== null ? JSON.stringify(stored) : stored);
-      sets.push(`"${column.column}" = $${offset + values.length}`);
+      columns.push(column.column);
     }
-    if (this.updateDateColumn && !sets.some((s) => s.startsWith(`"${this.updateDateColumn}"`))) {
-      sets.push(`"${this.updateDateColumn}" = now()`);
-    }
-    return { sql: sets.join(', '), values };
+    return { columns, values };
   }
 
   /** The entity in a row selected with `select(…, prefix)`. */

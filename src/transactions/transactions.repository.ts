@@ -36,9 +36,15 @@ export class TransactionsRepository {
     this.ruleRows = new RowMapper(rules.metadata);
   }
 
-  insert(manager: EntityManager, data: Partial<Transaction>): Promise<Transaction> {
-    const repo = manager.getRepository(Transaction);
-    return repo.save(repo.create(data));
+  /** Inserts the transaction (the database's defaults for what `data` leaves out) and answers it, in one round trip. */
+  async insert(manager: EntityManager, data: Partial<Transaction>): Promise<Transaction> {
+    const insertion = this.transactionRows.insertion(data);
+    const rows: Array<Record<string, unknown>> = await manager.query(
+      `INSERT INTO transactions AS t (${insertion.columns}) VALUES (${insertion.placeholders})
+       RETURNING ${this.transactionRows.select('t')}`,
+      insertion.values,
+    );
+    return this.transactionRows.map(rows[0]);
   }
 
   /** The seller's transaction with its active split rules (oldest first), in one query. */

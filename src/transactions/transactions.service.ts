@@ -14,6 +14,7 @@ import {
   keepIdempotencyKeyOpen,
   outsideIdempotencyKey,
   requestTransaction,
+  holdsIdempotencyKey,
   resumedResource,
   tieIdempotencyKey,
 } from '../common/idempotency/request-transaction';
@@ -140,35 +141,39 @@ export class TransactionsService implements OnModuleInit {
 
     // 1. The transaction is stored first, as pending, so that no charge can exist without it. The
     // request's Idempotency-Key is tied to it: a retry after a crash resumes it (see resume).
-    const pending = await this.dataSource.transaction(async (manager) => {
-      const tx = await this.transactions.insert(manager, {
-        sellerId,
-        amount: payment.amount,
-        currency: 'BRL',
-        paymentType: input.payment_type,
-        installments: payment.installments,
-        cardBrand: payment.brand,
-        cardLast4: payment.card ? payment.card.number.slice(-4) : null,
-        entryMode: payment.entryMode,
-        status: 'pending',
-        description: input.description ?? null,
-        source,
-        reference: input.reference ?? null,
-        customer: input.customer ? { ...input.customer } : null,
-        ratePlanId: ratePlan.id,
-        splitPlanId: splitPlan?.id ?? null,
-        feePercentage: resolution.fee.units,
-        feeFixed: resolution.fee.fixed,
-        feeAmount: resolution.fee.amount,
-        shares: resolution.shares,
-        developerAmount: resolution.developerAmount,
-        participantsAmount: resolution.participantsAmount,
-        sellerNet: resolution.sellerNet,
-        processor: this.processor.name,
-      });
-      await tieIdempotencyKey(manager, tx.id);
-      return tx;
-    });
+    const record: Partial<Transaction> = {
+      sellerId,
+      amount: payment.amount,
+      currency: 'BRL',
+      paymentType: input.payment_type,
+      installments: payment.installments,
+      cardBrand: payment.brand,
+      cardLast4: payment.card ? payment.card.number.slice(-4) : null,
+      entryMode: payment.entryMode,
+      status: 'pending',
+      description: input.description ?? null,
+      source,
+      reference: input.reference ?? null,
+      customer: input.customer ? { ...input.customer } : null,
+      ratePlanId: ratePlan.id,
+      splitPlanId: splitPlan?.id ?? null,
+      feePercentage: resolution.fee.units,
+      feeFixed: resolution.fee.fixed,
+      feeAmount: resolution.fee.amount,
+      shares: resolution.shares,
+      developerAmount: resolution.developerAmount,
+      participantsAmount: resolution.participantsAmount,
+      sellerNet: resolution.sellerNet,
+      processor: this.processor.name,
+    };
+    // Without an Idempotency-Key to tie, the insert is a statement of its own (one round trip).
+    const pending = holdsIdempotencyKey()
+      ? await this.dataSource.transaction(async (manager) => {
+          const tx = await this.transactions.insert(manager, record);
+          await tieIdempotencyKey(manager, tx.id);
+          return tx;
+        })
+      : await this.transactions.insert(this.dataSource.manager, record);
     return this.charge(pending, payment, input);
   }
 
