@@ -1,4 +1,4 @@
-import type { EntityMetadata, ValueTransformer } from 'typeorm';
+import type { EntityManager, EntityMetadata, ValueTransformer } from 'typeorm';
 
 /** Column types the pg driver already returns as TypeORM would hydrate them. */
 const PLAIN_TYPES = new Set(['uuid', 'text', 'integer', 'bigint', 'boolean', 'jsonb', 'timestamptz']);
@@ -13,6 +13,7 @@ export class RowMapper<T> {
   private readonly columns: Array<{ property: string; column: string; json: boolean; transformer?: ValueTransformer }>;
   private readonly byProperty: Map<string, { column: string; json: boolean; transformer?: ValueTransformer }>;
   private readonly updateDateColumn?: string;
+  private readonly table: string;
   private readonly selects = new Map<string, string>();
 
   constructor(metadata: EntityMetadata) {
@@ -24,6 +25,7 @@ export class RowMapper<T> {
     }));
     this.byProperty = new Map(this.columns.map((c) => [c.property, c]));
     this.updateDateColumn = metadata.updateDateColumn?.databaseName;
+    this.table = metadata.tableName;
     const unhandled = metadata.columns.filter(
       (c) =>
         !PLAIN_TYPES.has(String(c.type)) || Array.isArray(c.transformer) || c.embeddedMetadata || c.relationMetadata,
@@ -80,6 +82,15 @@ export class RowMapper<T> {
       columns.push(column.column);
     }
     return { columns, values };
+  }
+
+  /** The one entity of the table (alias `alias`) matching `where` (which may end in FOR UPDATE), or null. */
+  async one(manager: EntityManager, alias: string, where: string, params: unknown[]): Promise<T | null> {
+    const rows: Array<Record<string, unknown>> = await manager.query(
+      `SELECT ${this.select(alias)} FROM ${this.table} ${alias} WHERE ${where}`,
+      params,
+    );
+    return rows.length > 0 ? this.map(rows[0]) : null;
   }
 
   /** The entity in a row selected with `select(…, prefix)`. */

@@ -97,12 +97,8 @@ export class TransactionsRepository {
   }
 
   /** The transaction matching `where` (on alias t), read without the query builder (a hot path of charges). */
-  private async one(manager: EntityManager, where: string, params: unknown[]): Promise<Transaction | null> {
-    const rows: Array<Record<string, unknown>> = await manager.query(
-      `SELECT ${this.transactionRows.select('t')} FROM transactions t WHERE ${where}`,
-      params,
-    );
-    return rows.length > 0 ? this.transactionRows.map(rows[0]) : null;
+  private one(manager: EntityManager, where: string, params: unknown[]): Promise<Transaction | null> {
+    return this.transactionRows.one(manager, 't', where, params);
   }
 
   /** Card transactions pending for longer than a charge takes (the oldest 500). */

@@ -1,4 +1,8 @@
 import { DataSource } from 'typeorm';
+import { RatePlan } from '../../src/plans/entities/rate-plan.entity';
+import { PlansRepository } from '../../src/plans/plans.repository';
+import { Seller } from '../../src/sellers/entities/seller.entity';
+import { SellersRepository } from '../../src/sellers/sellers.repository';
 import { SplitRule } from '../../src/transactions/entities/split-rule.entity';
 import { Transaction } from '../../src/transactions/entities/transaction.entity';
 import { TransactionsRepository } from '../../src/transactions/transactions.repository';
@@ -85,5 +89,19 @@ describe('RowMapper: raw reads equal TypeORM hydration', () => {
     expect(after.pix).toEqual({ qr_code: 'x', expires_at: '2030-01-01T00:00:00.000Z' });
     expect(after.approvedAt?.toISOString()).toBe('2030-01-02T03:04:05.678Z');
     expect(after.updatedAt.getTime()).toBeGreaterThanOrEqual(before.updatedAt.getTime());
+  });
+
+  it('a seller and a rate plan', async () => {
+    const dataSource = t.app.get(DataSource);
+    const seller = await t.app.get(SellersRepository).findSeller(s.sellerId);
+    expect({ ...seller }).toStrictEqual({
+      ...(await dataSource.getRepository(Seller).findOneByOrFail({ id: s.sellerId })),
+    });
+    expect(seller?.splitParticipants).toEqual({ Master: s.master });
+    const plan = await t.app.get(PlansRepository).findRatePlan(s.ratePlanId);
+    expect({ ...plan }).toStrictEqual({
+      ...(await dataSource.getRepository(RatePlan).findOneByOrFail({ id: s.ratePlanId })),
+    });
+    expect(await t.app.get(SellersRepository).findSeller('00000000-0000-4000-8000-000000000000')).toBeNull();
   });
 });
