@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
+import { FAST_JSON_DTOS, FastJsonSerializers } from './common/http/fast-json';
 import { createFastifyAdapter } from './common/http/fastify-setup';
 import { PinoNestLogger, createLogger } from './common/logging/logger';
 import { AppConfig } from './config/config';
@@ -21,6 +22,7 @@ export interface CreateAppOptions {
 export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<NestFastifyApplication> {
   const logger = createLogger(config.logLevel, options.logDestination);
   const metrics = new HttpMetrics();
+  const fastJson = new FastJsonSerializers();
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.register({
       config,
@@ -28,11 +30,16 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
       runWorkers: options.runWorkers ?? config.workersInApi,
       imports: options.imports,
     }),
-    createFastifyAdapter({ logger, metrics, trustProxy: config.trustProxy }),
+    createFastifyAdapter({ logger, metrics, trustProxy: config.trustProxy, fastJson }),
     { bodyParser: false, logger: new PinoNestLogger(logger), abortOnError: false, preview: options.preview },
   );
   if (!options.preview) {
-    mountOpenApi(app, buildOpenApiDocument(app));
+    const document = buildOpenApiDocument(app);
+    // Tests check every fast-serialised body against JSON.stringify's.
+    fastJson.load(document.components as Record<string, unknown>, [...FAST_JSON_DTOS], {
+      verify: config.env === 'test',
+    });
+    mountOpenApi(app, document);
     await app.init();
   }
   return app;

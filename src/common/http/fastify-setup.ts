@@ -9,6 +9,7 @@ import { ApiError, MethodNotAllowedError, NotFoundError, ValidationError } from 
 import { toErrorResponse } from '../errors/error-response';
 import type { HttpMetrics } from '../../metrics/http-metrics';
 import { runInRequestContext } from '../context/request-context';
+import type { FastJsonSerializers } from './fast-json';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -23,6 +24,7 @@ export function createFastifyAdapter(options: {
   logger: Logger;
   metrics: HttpMetrics;
   trustProxy: boolean;
+  fastJson: FastJsonSerializers;
 }): FastifyAdapter {
   const { logger, metrics } = options;
   const adapter = new FastifyAdapter({
@@ -38,6 +40,7 @@ export function createFastifyAdapter(options: {
   });
   const fastify = adapter.getInstance() as unknown as FastifyInstance;
   const routes = recordRoutes(fastify);
+  options.fastJson.hook(fastify);
 
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, parseJson);
