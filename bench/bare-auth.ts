@@ -6,7 +6,8 @@ const CACHE_MS = Number(process.env.CREDENTIAL_CACHE_SECONDS ?? 10) * 1000;
 
 /**
  * The authentication of the bare yardsticks, doing what the service's guard does with no
- * framework in between: verify the access JWT, then the user's state (active, token version,
+ * framework in between: verify the access JWT (remembered until it expires, as JwtStrategy
+ * does), then the user's state (active, token version,
  * session not logged out) and permissions on the seller, cached per process for the same time
  * as the service's CredentialCache and emptied by the same `credentials_changed`
  * notifications. Answers the HTTP status to refuse with, or null when the call may proceed.
@@ -14,6 +15,7 @@ const CACHE_MS = Number(process.env.CREDENTIAL_CACHE_SECONDS ?? 10) * 1000;
 export function bareAuthentication(pool: Pool) {
   const secret = createSecretKey(Buffer.from(process.env.JWT_SECRET!));
   const cache = new Map<string, { expiresAt: number; state: { ok: boolean; permissions: string[] | null } }>();
+  const verified = new Map<string, jwt.JwtPayload>();
   const listener = new Client({ connectionString: process.env.DATABASE_URL });
   void listener
     .connect()
@@ -25,15 +27,20 @@ export function bareAuthentication(pool: Pool) {
     sellerId: string,
     permission: string,
   ): Promise<401 | 403 | 404 | null> {
-    let claims: jwt.JwtPayload;
-    try {
-      claims = jwt.verify((authorization ?? '').replace(/^Bearer /, ''), secret, {
-        algorithms: ['HS256'],
-        issuer: 'seller-payments',
-        audience: 'seller-payments-api',
-      }) as jwt.JwtPayload;
-    } catch {
-      return 401;
+    const token = (authorization ?? '').replace(/^Bearer /, '');
+    let claims = verified.get(token);
+    if (!claims || Math.floor(Date.now() / 1000) >= claims.exp!) {
+      try {
+        claims = jwt.verify(token, secret, {
+          algorithms: ['HS256'],
+          issuer: 'seller-payments',
+          audience: 'seller-payments-api',
+        }) as jwt.JwtPayload;
+      } catch {
+        return 401;
+      }
+      if (verified.size >= 10_000) verified.delete(verified.keys().next().value!);
+      verified.set(token, claims);
     }
     if (claims.typ !== 'access') return 401;
     const key = `${claims.sub}:${claims.sid}:${claims.ver}:${sellerId}`;

@@ -11,8 +11,9 @@ export const CREDENTIALS_CHANNEL = 'credentials_changed';
 const HEARTBEAT_MS = 250;
 const HEARTBEAT_FRESH_MS = 900;
 const RECONNECT_MS = 500;
-/** Entries kept per kind; the oldest goes first. */
+/** Entries kept per kind (and sessions per user); the oldest goes first. */
 const MAX_ENTRIES = 10_000;
+const MAX_SESSIONS_PER_USER = 100;
 
 interface Entry<T> {
   value: T;
@@ -100,14 +101,18 @@ export class CredentialCache implements OnApplicationBootstrap, OnApplicationShu
           map = new Map();
           this.users.set(userId, map);
         }
-        if (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value!);
+        if (map.size >= MAX_SESSIONS_PER_USER) map.delete(map.keys().next().value!);
         map.set(sessionId ?? '', entry);
       },
       load,
     );
   }
 
-  /** An API key's identity by the hash of its secret, from the cache or `load`. Unknown keys are not cached. */
+  /**
+   * An API key's identity by the hash of its secret, from the cache or `load`. Unknown keys are
+   * not cached. (`load` also records the key's use, at most once a minute: with the cache, a
+   * busy key's `last_used_at` is at most a minute and `CREDENTIAL_CACHE_SECONDS` old.)
+   */
   apiKey<T extends { id: string }>(keyHash: string, load: () => Promise<T | null>): Promise<T | null> {
     return this.through(
       () => this.apiKeys.get(keyHash) as Entry<T> | undefined,
