@@ -11,6 +11,8 @@ import { HealthModule } from './health/health.module';
 import { JobsModule } from './jobs/jobs.module';
 import { HttpMetrics } from './metrics/http-metrics';
 import { MetricsController } from './metrics/metrics.controller';
+import { MetricsRepository } from './metrics/metrics.repository';
+import { OperationsMetrics } from './metrics/operations-metrics';
 import { PlansModule } from './plans/plans.module';
 import { SellersModule } from './sellers/sellers.module';
 import { TransactionsModule } from './transactions/transactions.module';
@@ -59,6 +61,7 @@ export class AppModule {
         ...(options.imports ?? []),
       ],
       controllers: [MetricsController],
+      providers: [MetricsRepository, OperationsMetrics],
     };
   }
 }

@@ -11,7 +11,7 @@ import { RatePlansSyncService, SyncFileError } from './plans/rate-plans-sync.ser
 import { SingleBar, Presets } from 'cli-progress';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { generateOpenApiDocument, serializeOpenApi } from './openapi/generate';
-import { ConfigError } from './config/config';
+import { APP_CONFIG, AppConfig, ConfigError, localBaseUrl } from './config/config';
 import { prepareRuntime } from './runtime';
 
 /** The admin command line: `npm run cli -- <command>`. */
@@ -81,9 +81,11 @@ program
   .description(
     'load demo data (superuser, seller, plans, sub-accounts, transactions) and print curl lines; safe to run twice',
   )
-  .option('--base-url <url>', 'the API address used in the printed curl lines', 'http://localhost:3000')
-  .action(async (options: { baseUrl: string }) => {
+  .option('--base-url <url>', 'the API address used in the printed curl lines (default: this PORT and HOST)')
+  .action(async (options: { baseUrl?: string }) => {
     await withApplication(async (app) => {
+      const config = app.get<AppConfig>(APP_CONFIG);
+      const baseUrl = (options.baseUrl ?? localBaseUrl(config.host, config.port)).replace(/\/$/, '');
       const summary = await seedDemo(app);
       console.log(
         `Demo data ready (${summary.transactionsCreated} transactions and ${summary.postingsCreated} ledger postings created this run).`,
@@ -95,8 +97,8 @@ program
           .join(', ')})`,
       );
       console.log(`  plans:     rate ${summary.ratePlanId}, split ${summary.splitPlanId}`);
-      console.log('\nTry it (with `npm start` running):\n');
-      for (const line of demoCurlLines(summary, options.baseUrl.replace(/\/$/, ''))) console.log(line);
+      console.log(`\nTry it (with \`npm start\` running at ${baseUrl}):\n`);
+      for (const line of demoCurlLines(summary, baseUrl)) console.log(line);
     });
   });
 

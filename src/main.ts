@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import { createApp } from './app.factory';
-import { ConfigError } from './config/config';
+import { createApp, stopApp } from './app.factory';
+import { ConfigError, localBaseUrl } from './config/config';
 import { prepareRuntime } from './runtime';
 import { onShutdownSignal } from './shutdown';
 
@@ -21,14 +21,15 @@ async function main(): Promise<void> {
   }
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
+  const base = localBaseUrl(config.host, port);
   log(`Seller Payments API ready in ${Date.now() - started} ms`);
   log(`  API:  ${base}/`);
   log(`  Docs: ${base}/docs`);
 
   onShutdownSignal(async (signal) => {
-    log(`${signal} received: shutting down`);
-    await app.close();
+    log(`${signal} received: draining requests (at most ${config.shutdownTimeout} s)`);
+    const unfinished = await stopApp(app, config.shutdownTimeout * 1000);
+    if (unfinished > 0) log(`${unfinished} request(s) still running after ${config.shutdownTimeout} s were cut`);
     await runtime.release();
     log('Stopped');
   });

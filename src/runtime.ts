@@ -5,6 +5,7 @@ import { AppConfig, Environment, readEnvironment, toAppConfig } from './config/c
 import { DataDirInUseError, lockDataDir } from './database/data-dir-lock';
 import { runningEmbeddedUrl, startEmbeddedPostgres } from './database/embedded-postgres';
 import { runMigrations } from './database/migrate';
+import { waitForDatabase } from './database/wait-for-database';
 
 export type ProcessRole = 'api' | 'worker' | 'cli';
 
@@ -51,7 +52,10 @@ async function resolveDatabase(
   log: (message: string) => void,
   releases: Array<() => Promise<void> | void>,
 ): Promise<string> {
-  if (env.DATABASE_URL) return env.DATABASE_URL;
+  if (env.DATABASE_URL) {
+    await waitForDatabase(env.DATABASE_URL, env.DATABASE_WAIT_TIMEOUT * 1000, log);
+    return env.DATABASE_URL;
+  }
   try {
     releases.push(lockDataDir(env.DATA_DIR));
   } catch (error) {

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/access.decorators';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
@@ -13,12 +13,16 @@ const access = { seller: 'seller_id', permission: 'apikeys.manage', unknownSelle
 @ApiTags('api keys')
 @Controller('integrations/apikeys/:seller_id/apikeys')
 export class ApiKeysController {
-  constructor(@Inject(ApiKeysService) private readonly keys: ApiKeysService) {}
+  constructor(private readonly keys: ApiKeysService) {}
 
   @Post()
   @Authenticated(access)
   @Idempotent({ secret: true })
-  @ApiOperation({ summary: 'Create a seller API key (the secret is shown only in this response)' })
+  @ApiOperation({
+    summary: 'Create a seller API key (the secret is shown only in this response)',
+    description:
+      "Creates an API key for the seller's backend. `key` (a UUID4 secret, stored only as a hash) is in this answer and never again; a replay with the same Idempotency-Key answers 409 `idempotency_secret_not_replayable`. An unknown seller answers 400 `Seller not found.`",
+  })
   @ApiCreatedResponse({ type: CreatedApiKeyResponseDto })
   @ApiErrorResponses(400, 409, 422)
   create(@Param('seller_id') sellerId: string, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyResponseDto> {
@@ -27,7 +31,11 @@ export class ApiKeysController {
 
   @Get()
   @Authenticated(access)
-  @ApiOperation({ summary: "List the seller's API keys (never the secret)" })
+  @ApiOperation({
+    summary: "List the seller's API keys (never the secret)",
+    description:
+      "The seller's API keys, newest first, with the last 4 characters of each key and when it was last used; never the key itself.",
+  })
   @ApiOkResponse({ type: PageOf(ApiKeyResponseDto) })
   @ApiErrorResponses(400)
   list(@Param('seller_id') sellerId: string, @Query() query: PageQueryDto) {
@@ -36,7 +44,10 @@ export class ApiKeysController {
 
   @Get(':id')
   @Authenticated(access)
-  @ApiOperation({ summary: 'One API key (never the secret)' })
+  @ApiOperation({
+    summary: 'One API key (never the secret)',
+    description: 'One API key of the seller, without its secret.',
+  })
   @ApiOkResponse({ type: ApiKeyResponseDto })
   @ApiErrorResponses(400, 404)
   get(
@@ -48,7 +59,10 @@ export class ApiKeysController {
 
   @Patch(':id')
   @Authenticated(access)
-  @ApiOperation({ summary: 'Update label, description or active (reactivate an inactive key)' })
+  @ApiOperation({
+    summary: 'Update label, description or active (reactivate an inactive key)',
+    description: 'Changes `label`, `description` or `active`; an inactive key is refused (401) until reactivated.',
+  })
   @ApiOkResponse({ type: ApiKeyResponseDto })
   @ApiErrorResponses(400, 404)
   update(
@@ -62,7 +76,10 @@ export class ApiKeysController {
   @Delete(':id')
   @HttpCode(204)
   @Authenticated(access)
-  @ApiOperation({ summary: 'Delete an API key; it stops working at once' })
+  @ApiOperation({
+    summary: 'Delete an API key; it stops working at once',
+    description: 'Deletes the key; requests made with it answer 401 from then on.',
+  })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrorResponses(400, 404)
   async remove(

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -22,9 +22,9 @@ export function hashApiKey(key: string): string {
 @Injectable()
 export class ApiKeysService {
   constructor(
-    @Inject(ApiKeysRepository) private readonly keys: ApiKeysRepository,
+    private readonly keys: ApiKeysRepository,
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(CredentialCache) private readonly credentials: CredentialCache,
+    private readonly credentials: CredentialCache,
   ) {}
 
   create(sellerId: string, input: CreateApiKeyDto): Promise<CreatedApiKeyResponseDto> {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { keysetSql, PageRequest } from '../common/pagination/pagination';
 
 export interface AuditLogRow {
@@ -18,6 +18,9 @@ export interface AuditLogRow {
   created_at: Date;
 }
 
+/** A row to append; `id`, `seq` and `created_at` come from the database. */
+export type NewAuditLogRow = Omit<AuditLogRow, 'id' | 'seq' | 'created_at' | 'changes'> & { changes: object };
+
 export interface AuditLogFilter {
   actorId?: string;
   sellerId?: string;
@@ -25,10 +28,32 @@ export interface AuditLogFilter {
   createdAfter?: Date;
 }
 
-/** Reads of the audit log. Rows are written only by `recordAudit` (audit-log.ts), in the action's transaction. */
+/**
+ * SQL of `audit_log`. Rows are appended only through `recordAudit` (audit-log.ts), in the audited
+ * action's transaction: the write takes the caller's manager and needs no injected state, so it is
+ * static and every area can audit without importing this module.
+ */
 @Injectable()
 export class AuditLogRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  static async append(manager: EntityManager, row: NewAuditLogRow): Promise<void> {
+    await manager.query(
+      `INSERT INTO audit_log (actor_kind, actor_id, action, seller_id, target_type, target_id, changes, request_id, ip)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9)`,
+      [
+        row.actor_kind,
+        row.actor_id,
+        row.action,
+        row.seller_id,
+        row.target_type,
+        row.target_id,
+        JSON.stringify(row.changes),
+        row.request_id,
+        row.ip,
+      ],
+    );
+  }
 
   /** One page of entries matching every given filter, by `seq` (one index range per filter). */
   list(filter: AuditLogFilter, page: PageRequest): Promise<AuditLogRow[]> {

@@ -1,5 +1,6 @@
 import { EntityManager } from 'typeorm';
 import { currentPrincipal, currentRequest } from '../common/context/request-context';
+import { AuditLogRepository } from './audit-log.repository';
 
 /** Actions written to the audit log (API.md section 12). */
 export type AuditAction =
@@ -42,19 +43,15 @@ export async function recordAudit(manager: EntityManager, entry: AuditEntry): Pr
   }
   const request = currentRequest();
   const principal = currentPrincipal();
-  await manager.query(
-    `INSERT INTO audit_log (actor_kind, actor_id, action, seller_id, target_type, target_id, changes, request_id, ip)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9)`,
-    [
-      principal?.kind ?? 'system',
-      principal?.id ?? null,
-      entry.action,
-      entry.sellerId,
-      entry.target.type,
-      entry.target.id,
-      JSON.stringify(entry.changes ?? {}),
-      request?.requestId ?? null,
-      request?.ip ?? null,
-    ],
-  );
+  await AuditLogRepository.append(manager, {
+    actor_kind: principal?.kind ?? 'system',
+    actor_id: principal?.id ?? null,
+    action: entry.action,
+    seller_id: entry.sellerId,
+    target_type: entry.target.type,
+    target_id: entry.target.id,
+    changes: entry.changes ?? {},
+    request_id: request?.requestId ?? null,
+    ip: request?.ip ?? null,
+  });
 }

@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Query } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/access.decorators';
 import { Page, PageOf, toPageRequest } from '../common/pagination/pagination';
@@ -9,11 +9,15 @@ import { AuditEntryResponseDto, AuditLogQueryDto } from './dto/audit-entry.dto';
 @ApiTags('audit log')
 @Controller('audit')
 export class AuditController {
-  constructor(@Inject(AuditLogService) private readonly log: AuditLogService) {}
+  constructor(private readonly log: AuditLogService) {}
 
   @Get()
   @Authenticated({ superuser: true })
-  @ApiOperation({ summary: 'The audit log, newest first (superusers)' })
+  @ApiOperation({
+    summary: 'The audit log, newest first (superusers)',
+    description:
+      'Who did what, when, from where: user activation and superuser changes, access grants and revocations, API key creation and deletion, seller commercial terms, voids, split rules. Filters `actor`, `seller`, `action`, `created_after`.',
+  })
   @ApiOkResponse({ type: PageOf(AuditEntryResponseDto) })
   @ApiErrorResponses(400)
   list(@Query() query: AuditLogQueryDto): Promise<Page<AuditEntryResponseDto>> {

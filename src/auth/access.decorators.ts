@@ -1,7 +1,7 @@
 import { ExecutionContext, SetMetadata, applyDecorators, createParamDecorator } from '@nestjs/common';
 import { ApiExtension, ApiSecurity } from '@nestjs/swagger';
 import { ApiErrorResponses } from '../openapi/api-error-responses.decorator';
-import { API_KEY_SCHEME, JWT_SCHEME, PUBLIC_EXTENSION } from '../openapi/openapi';
+import { ACCESS_EXTENSION, API_KEY_SCHEME, JWT_SCHEME, PUBLIC_EXTENSION } from '../openapi/openapi';
 import type { Permission } from './permissions';
 import type { AuthenticatedRequest, Principal } from './principal';
 
@@ -43,6 +43,12 @@ export function Authenticated(rule: Omit<AccessRule, 'public'> = {}): MethodDeco
   return applyDecorators(
     SetMetadata(ACCESS_RULE, { ...rule, credentials }),
     ...schemes.map((scheme) => ApiSecurity(scheme)),
+    ApiExtension(ACCESS_EXTENSION, {
+      credentials,
+      permission: rule.permission,
+      superuser: rule.superuser,
+      seller: rule.seller,
+    }),
     ApiErrorResponses(401, 403, ...(rule.seller ? [404] : [])),
   );
 }

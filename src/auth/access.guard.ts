@@ -1,5 +1,6 @@
-import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { noteRequestSeller } from '../common/context/request-context';
 import { ForbiddenError } from '../common/errors/api-error';
 import { ACCESS_RULE, AccessRule } from './access.decorators';
 import { AuthenticationGuard } from './authentication.guard';
@@ -15,9 +16,9 @@ import type { AuthenticatedRequest } from './principal';
 @Injectable()
 export class AccessGuard implements CanActivate {
   constructor(
-    @Inject(Reflector) private readonly reflector: Reflector,
-    @Inject(AuthenticationGuard) private readonly authentication: AuthenticationGuard,
-    @Inject(AuthorizationService) private readonly authorization: AuthorizationService,
+    private readonly reflector: Reflector,
+    private readonly authentication: AuthenticationGuard,
+    private readonly authorization: AuthorizationService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -29,7 +30,9 @@ export class AccessGuard implements CanActivate {
     if (rule.public) return true;
     await this.authentication.canActivate(context);
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    await this.authorization.authorize(request.user, rule, request.params as Record<string, string>);
+    const params = request.params as Record<string, string>;
+    await this.authorization.authorize(request.user, rule, params);
+    if (rule.seller && params[rule.seller]) noteRequestSeller(params[rule.seller]);
     return true;
   }
 }

@@ -1,4 +1,4 @@
-import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { ExecutionContext, Injectable } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
 import { UnauthorizedError } from '../common/errors/api-error';
 import type { AuthenticatedRequest } from './principal';
@@ -13,7 +13,7 @@ import { API_KEY_SHAPE, JWT_SHAPE } from './token-shape';
  */
 @Injectable()
 export class AuthenticationGuard extends AuthGuard(['jwt', 'api-key']) {
-  constructor(@Inject(JwtStrategy) private readonly jwt: JwtStrategy) {
+  constructor(private readonly jwt: JwtStrategy) {
     super();
   }
 

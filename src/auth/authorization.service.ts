@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../common/errors/api-error';
 import { AccessesRepository, SellerAccess } from '../sellers/accesses.repository';
@@ -19,7 +19,7 @@ export interface SellerCheck {
  */
 @Injectable()
 export class AuthorizationService {
-  constructor(@Inject(AccessesRepository) private readonly accesses: AccessesRepository) {}
+  constructor(private readonly accesses: AccessesRepository) {}
 
   /** The route's declared rule, for an authenticated principal (the global guard). */
   async authorize(principal: Principal, rule: AccessRule, params: Record<string, string>): Promise<void> {

@@ -24,12 +24,12 @@ export const RECOVERY_MAX_ATTEMPTS = 5;
 export class PasswordRecoveryService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(UsersRepository) private readonly users: UsersRepository,
-    @Inject(PasswordRecoveriesRepository) private readonly recoveries: PasswordRecoveriesRepository,
-    @Inject(RefreshTokensRepository) private readonly refreshTokens: RefreshTokensRepository,
-    @Inject(MailService) private readonly mail: MailService,
+    private readonly users: UsersRepository,
+    private readonly recoveries: PasswordRecoveriesRepository,
+    private readonly refreshTokens: RefreshTokensRepository,
+    private readonly mail: MailService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(CredentialCache) private readonly credentials: CredentialCache,
+    private readonly credentials: CredentialCache,
   ) {}
 
   /** Sends a code when the e-mail belongs to a user; answers the same either way. */

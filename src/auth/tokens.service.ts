@@ -40,11 +40,11 @@ export interface SessionTokens {
 @Injectable()
 export class TokensService {
   constructor(
-    @Inject(JwtService) private readonly jwt: JwtService,
+    private readonly jwt: JwtService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(RefreshTokensRepository) private readonly refreshTokens: RefreshTokensRepository,
-    @Inject(UsersRepository) private readonly users: UsersRepository,
-    @Inject(CredentialCache) private readonly credentials: CredentialCache,
+    private readonly refreshTokens: RefreshTokensRepository,
+    private readonly users: UsersRepository,
+    private readonly credentials: CredentialCache,
   ) {}
 
   async issueSession(user: { id: string; tokenVersion: number }): Promise<SessionTokens> {

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { UsersRepository } from './users.repository';
 
 export interface UserRef {
@@ -9,7 +9,7 @@ export interface UserRef {
 /** Finding a user by id or e-mail, for other areas (granting an access names a user). */
 @Injectable()
 export class UserDirectory {
-  constructor(@Inject(UsersRepository) private readonly users: UsersRepository) {}
+  constructor(private readonly users: UsersRepository) {}
 
   async find(by: { id: string } | { email: string }): Promise<UserRef | null> {
     const user = 'id' in by ? await this.users.findById(by.id) : await this.users.findByEmail(by.email);

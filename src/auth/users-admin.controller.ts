@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Patch, Query } from '@nestjs/common';
+import { Body, Controller, Get, Patch, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PageOf, toPageRequest } from '../common/pagination/pagination';
 import { UuidParam } from '../common/validation/uuid-param';
@@ -12,10 +12,13 @@ import { UsersAdminService } from './users-admin.service';
 @Controller('users')
 @Authenticated({ superuser: true })
 export class UsersAdminController {
-  constructor(@Inject(UsersAdminService) private readonly admin: UsersAdminService) {}
+  constructor(private readonly admin: UsersAdminService) {}
 
   @Get()
-  @ApiOperation({ summary: 'Users, newest first; `search` filters by e-mail (superusers)' })
+  @ApiOperation({
+    summary: 'Users, newest first; `search` filters by e-mail (superusers)',
+    description: 'Every user account, newest first, cursor-paginated; `search` matches part of the e-mail.',
+  })
   @ApiOkResponse({ type: PageOf(AdminUserResponseDto) })
   @ApiErrorResponses(400)
   list(@Query() query: ListUsersQueryDto) {
@@ -23,7 +26,10 @@ export class UsersAdminController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'One user (superusers)' })
+  @ApiOperation({
+    summary: 'One user (superusers)',
+    description: 'The user account with its state (`active`, `is_superuser`).',
+  })
   @ApiOkResponse({ type: AdminUserResponseDto })
   @ApiErrorResponses(404)
   get(@UuidParam('id', 'User not found.', 'user_not_found') id: string): Promise<AdminUserResponseDto> {
@@ -33,6 +39,8 @@ export class UsersAdminController {
   @Patch(':id')
   @ApiOperation({
     summary: 'Activate or deactivate a user (its tokens stop at once), grant or revoke superuser (superusers)',
+    description:
+      'Sets `active` (a deactivated user cannot log in and its tokens stop working at once) or `is_superuser`. Every change is written to the audit log.',
   })
   @ApiOkResponse({ type: AdminUserResponseDto })
   @ApiErrorResponses(400, 404)

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AuditAction, recordAudit } from '../audit/audit-log';
@@ -18,10 +18,10 @@ import { UsersRepository } from './users.repository';
 @Injectable()
 export class UsersAdminService {
   constructor(
-    @Inject(UsersRepository) private readonly users: UsersRepository,
-    @Inject(RefreshTokensRepository) private readonly refreshTokens: RefreshTokensRepository,
+    private readonly users: UsersRepository,
+    private readonly refreshTokens: RefreshTokensRepository,
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(CredentialCache) private readonly credentials: CredentialCache,
+    private readonly credentials: CredentialCache,
   ) {}
 
   async list(page: PageRequest, search?: string): Promise<Page<AdminUserResponseDto>> {

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiCreatedResponse,
@@ -32,15 +32,19 @@ import { UsersService } from './users.service';
 @Controller('user')
 export class UsersController {
   constructor(
-    @Inject(UsersService) private readonly users: UsersService,
-    @Inject(TokensService) private readonly tokens: TokensService,
-    @Inject(PasswordRecoveryService) private readonly recovery: PasswordRecoveryService,
+    private readonly users: UsersService,
+    private readonly tokens: TokensService,
+    private readonly recovery: PasswordRecoveryService,
   ) {}
 
   @Post('register')
   @Public()
   @Idempotent()
-  @ApiOperation({ summary: 'Create a user account' })
+  @ApiOperation({
+    summary: 'Create a user account',
+    description:
+      'Creates a user (no access to any seller yet). An e-mail already registered answers 409 `email_taken`.',
+  })
   @ApiCreatedResponse({ type: UserResponseDto })
   @ApiErrorResponses(400, 409)
   register(@Body() body: RegisterDto): Promise<UserResponseDto> {
@@ -51,7 +55,11 @@ export class UsersController {
   @HttpCode(200)
   @Public()
   @RateLimit('login')
-  @ApiOperation({ summary: 'Authenticate: returns the access and refresh tokens' })
+  @ApiOperation({
+    summary: 'Authenticate: returns the access and refresh tokens',
+    description:
+      'Exchanges e-mail and password for an access token (Bearer on every other call) and a refresh token. Unknown e-mail and wrong password get the same 401 `invalid_credentials`. Rate-limited per address and e-mail.',
+  })
   @ApiOkResponse({ type: SessionResponseDto })
   @ApiErrorResponses(400, 401)
   login(@Body() body: LoginDto): Promise<SessionTokens> {
@@ -61,7 +69,11 @@ export class UsersController {
   @Post('token/refresh')
   @HttpCode(200)
   @Public()
-  @ApiOperation({ summary: 'Renew the session: a new access token for a refresh token' })
+  @ApiOperation({
+    summary: 'Renew the session: a new access token for a refresh token',
+    description:
+      'A new access token for a valid refresh token; 401 when it is invalid, expired, revoked or an access token.',
+  })
   @ApiOkResponse({ type: AccessTokenResponseDto })
   @ApiErrorResponses(400, 401)
   refresh(@Body() body: RefreshDto): Promise<AccessTokenResponseDto> {
@@ -71,7 +83,10 @@ export class UsersController {
   @Post('logout')
   @HttpCode(204)
   @Public()
-  @ApiOperation({ summary: 'End the session: the refresh token stops working' })
+  @ApiOperation({
+    summary: 'End the session: the refresh token stops working',
+    description: 'Revokes the refresh token and the access tokens of the same session, at once.',
+  })
   @ApiNoContentResponse({ description: 'Revoked.' })
   @ApiErrorResponses(400, 401)
   async logout(@Body() body: RefreshDto): Promise<void> {
@@ -80,7 +95,10 @@ export class UsersController {
 
   @Get('me')
   @Authenticated()
-  @ApiOperation({ summary: 'The signed-in user and their accesses' })
+  @ApiOperation({
+    summary: 'The signed-in user and their accesses',
+    description: 'The user of the access token, whether it is a superuser, and its accesses (seller and permissions).',
+  })
   @ApiOkResponse({ type: MeResponseDto })
   me(@CurrentPrincipal() principal: UserPrincipal): Promise<MeResponseDto> {
     return this.users.me(principal.id);
@@ -92,6 +110,8 @@ export class UsersController {
   @RateLimit('password_recovery')
   @ApiOperation({
     summary: 'Ask for a password recovery code by e-mail (answers 202 whether or not the e-mail exists)',
+    description:
+      'Sends a 6-digit code to the e-mail when an account exists; the answer is the same either way, so it reveals nothing. A newer request replaces the code. Rate-limited per e-mail.',
   })
   @ApiAcceptedResponse({ type: MessageResponseDto })
   @ApiErrorResponses(400)
@@ -104,7 +124,11 @@ export class UsersController {
   @HttpCode(200)
   @Public()
   @RateLimit('password_recovery_confirm')
-  @ApiOperation({ summary: 'Set a new password with the e-mailed code; every earlier token stops working' })
+  @ApiOperation({
+    summary: 'Set a new password with the e-mailed code; every earlier token stops working',
+    description:
+      'Sets the new password when the 6-digit code is right (valid 15 minutes, single use, burned after 5 wrong tries); otherwise 400 `invalid_recovery_token`. Every token issued before stops working.',
+  })
   @ApiOkResponse({ type: MessageResponseDto })
   @ApiErrorResponses(400)
   async confirmRecovery(@Body() body: PasswordRecoveryConfirmDto): Promise<MessageResponseDto> {

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { hash, verify } from '@node-rs/argon2';
 import { DataSource } from 'typeorm';
@@ -11,6 +11,7 @@ import { CredentialCache } from './credential-cache';
 import { RefreshTokensRepository } from './refresh-tokens.repository';
 import { SessionTokens, TokensService } from './tokens.service';
 import { normaliseEmail, UsersRepository } from './users.repository';
+import { isUniqueViolation } from '../common/errors/database-errors';
 
 /** Argon2id with the library's defaults (m=19 MiB, t=2, p=1: OWASP's minimum). */
 export const hashPassword = (password: string) => hash(password);
@@ -22,12 +23,12 @@ export class UsersService {
   private readonly decoyHash = hash('decoy password that never matches');
 
   constructor(
-    @Inject(UsersRepository) private readonly users: UsersRepository,
-    @Inject(TokensService) private readonly tokens: TokensService,
-    @Inject(RefreshTokensRepository) private readonly refreshTokens: RefreshTokensRepository,
-    @Inject(SellersService) private readonly sellers: SellersService,
+    private readonly users: UsersRepository,
+    private readonly tokens: TokensService,
+    private readonly refreshTokens: RefreshTokensRepository,
+    private readonly sellers: SellersService,
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(CredentialCache) private readonly credentials: CredentialCache,
+    private readonly credentials: CredentialCache,
   ) {}
 
   async register(input: RegisterDto): Promise<UserResponseDto> {
@@ -38,7 +39,7 @@ export class UsersService {
         toUserResponse(await this.users.create({ email: input.email, name: input.name.trim(), passwordHash }, manager)),
       );
     } catch (error) {
-      if ((error as { driverError?: { code?: string } }).driverError?.code === '23505') throw emailTaken();
+      if (isUniqueViolation(error)) throw emailTaken();
       throw error;
     }
   }

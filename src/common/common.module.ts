@@ -1,4 +1,4 @@
-import { Global, Inject, Module, OnModuleInit } from '@nestjs/common';
+import { Global, Module, OnModuleInit } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { JobQueue } from '../jobs/job-queue.service';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
@@ -21,8 +21,8 @@ import { createValidationPipe } from './validation/validation.pipe';
 })
 export class CommonModule implements OnModuleInit {
   constructor(
-    @Inject(JobQueue) private readonly jobs: JobQueue,
-    @Inject(IdempotencyService) private readonly idempotency: IdempotencyService,
+    private readonly jobs: JobQueue,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
   onModuleInit(): void {

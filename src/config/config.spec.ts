@@ -1,4 +1,4 @@
-import { ConfigError, readEnvironment } from './config';
+import { ConfigError, localBaseUrl, readEnvironment } from './config';
 
 describe('configuration', () => {
   it('has defaults that start a development instance', () => {
@@ -21,6 +21,11 @@ describe('configuration', () => {
     expect(() => readEnvironment({ WORKERS_IN_API: 'maybe' })).toThrow(/WORKERS_IN_API/);
     expect(() => readEnvironment({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
     expect(() => readEnvironment({ SMTP_URL: 'http://mail' })).toThrow(/SMTP_URL/);
+    expect(() => readEnvironment({ SHUTDOWN_TIMEOUT: '0' })).toThrow(
+      /SHUTDOWN_TIMEOUT must be a whole number of seconds between 1 and 300/,
+    );
+    expect(() => readEnvironment({ DATABASE_QUERY_TIMEOUT: '2.5' })).toThrow(/DATABASE_QUERY_TIMEOUT/);
+    expect(() => readEnvironment({ DATABASE_WAIT_TIMEOUT: 'soon' })).toThrow(/DATABASE_WAIT_TIMEOUT/);
   });
 
   it('requires JWT_SECRET in production, without echoing secrets', () => {
@@ -42,5 +47,12 @@ describe('configuration', () => {
 
   it('treats empty strings as unset', () => {
     expect(readEnvironment({ PORT: '', DATABASE_URL: '' }).PORT).toBe(3000);
+  });
+
+  it('gives the local address of the service for its HOST and PORT', () => {
+    expect(localBaseUrl('0.0.0.0', 3917)).toBe('http://localhost:3917');
+    expect(localBaseUrl('::', 3000)).toBe('http://localhost:3000');
+    expect(localBaseUrl('127.0.0.1', 8080)).toBe('http://127.0.0.1:8080');
+    expect(localBaseUrl('::1', 8080)).toBe('http://[::1]:8080');
   });
 });

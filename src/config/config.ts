@@ -15,6 +15,10 @@ const positiveSeconds = z.coerce
   .min(60, { message: 'must be at least 60 seconds' })
   .max(31_536_000, { message: 'must be at most 31536000 seconds (a year)' });
 
+const secondsBetween = (min: number, max: number) => {
+  const message = `must be a whole number of seconds between ${min} and ${max}`;
+  return z.coerce.number({ message }).int({ message }).min(min, { message }).max(max, { message });
+};
 const urlWithProtocol = (protocols: string[]) =>
   z.string().refine(
     (v) => {
@@ -66,6 +70,9 @@ const envSchema = z
       .default('info'),
     WORKERS_IN_API: booleanFlag.default(true),
     TRUST_PROXY: booleanFlag.default(false),
+    DATABASE_QUERY_TIMEOUT: secondsBetween(1, 600).default(10),
+    DATABASE_WAIT_TIMEOUT: secondsBetween(0, 600).default(30),
+    SHUTDOWN_TIMEOUT: secondsBetween(1, 300).default(15),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === 'production' && !env.JWT_SECRET) {
@@ -100,6 +107,8 @@ export interface AppConfig {
   databaseListenUrl: string;
   /** How long a process reuses a user's or API key's credential state (0: read it on every request). */
   credentialCacheSeconds: number;
+  /** Seconds a database statement may run before it is cancelled (and its request answers 503). */
+  databaseQueryTimeout: number;
   dataDir: string;
   jwtSecret: string;
   accessTokenTtl: number;
@@ -112,6 +121,8 @@ export interface AppConfig {
   workersInApi: boolean;
   /** Take the client address from X-Forwarded-For (behind a load balancer). */
   trustProxy: boolean;
+  /** Seconds a stopping API waits for running requests. */
+  shutdownTimeout: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -145,8 +156,14 @@ export function readEnvironment(source: NodeJS.ProcessEnv = process.env): Enviro
 }
 
 /** A value as it may be printed: a URL's user and password are replaced. */
-function withoutCredentials(value: string): string {
+export function withoutCredentials(value: string): string {
   return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1***@');
+}
+
+/** The address a client on this machine reaches the service at (`0.0.0.0` listens on every interface). */
+export function localBaseUrl(host: string, port: number): string {
+  const hostname = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${hostname}:${port}`;
 }
 
 export function toAppConfig(env: Environment, resolved: { databaseUrl: string; jwtSecret: string }): AppConfig {
@@ -158,6 +175,7 @@ export function toAppConfig(env: Environment, resolved: { databaseUrl: string; j
     databasePoolSize: env.DATABASE_POOL_SIZE,
     databaseListenUrl: env.DATABASE_LISTEN_URL ?? resolved.databaseUrl,
     credentialCacheSeconds: env.CREDENTIAL_CACHE_SECONDS,
+    databaseQueryTimeout: env.DATABASE_QUERY_TIMEOUT,
     dataDir: env.DATA_DIR,
     jwtSecret: resolved.jwtSecret,
     accessTokenTtl: env.ACCESS_TOKEN_TTL,
@@ -169,5 +187,6 @@ export function toAppConfig(env: Environment, resolved: { databaseUrl: string; j
     logLevel: env.LOG_LEVEL,
     workersInApi: env.WORKERS_IN_API,
     trustProxy: env.TRUST_PROXY,
+    shutdownTimeout: env.SHUTDOWN_TIMEOUT,
   };
 }

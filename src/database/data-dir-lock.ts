@@ -34,7 +34,7 @@ export function lockDataDir(dataDir: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number.parseInt(readFileSync(file, 'utf8'), 10);
-      if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
+      if (Number.isInteger(holder) && holder !== process.pid && isProcessAlive(holder)) {
         throw new DataDirInUseError(root, holder);
       }
       unlinkSync(file);
@@ -43,11 +43,18 @@ export function lockDataDir(dataDir: string): () => void {
   throw new Error(`Could not lock the data folder ${root}`);
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid exists (a zombie, exited but not yet reaped, does not count). */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    // /proc/<pid>/stat: "pid (command) state ..."; Z is a zombie. Without /proc, trust kill().
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
   }
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { CONNECT_TIMEOUT_MS, poolOptions } from './pg-options';
 
 /**
  * The TypeORM connection pool. The schema is owned by migrations (run before the
@@ -18,14 +19,12 @@ import { APP_CONFIG, AppConfig } from '../config/config';
         migrationsRun: false,
         logging: false,
         applicationName: 'payments-api',
-        connectTimeoutMS: 5000,
+        connectTimeoutMS: CONNECT_TIMEOUT_MS,
         // Fail fast at start-up when the database is absent; at run time the pool reconnects.
         retryAttempts: 0,
-        extra: {
-          max: config.databasePoolSize,
-          // Short locks and bounded statements: a stuck request answers 503 instead of piling up.
-          options: '-c lock_timeout=5s -c statement_timeout=30s -c idle_in_transaction_session_timeout=60s',
-        },
+        // Short locks, bounded statements and connections, keepalive: a stuck or unreachable
+        // database answers 503 within seconds instead of piling requests up.
+        extra: { ...poolOptions({ queryTimeoutSeconds: config.databaseQueryTimeout }), max: config.databasePoolSize },
       }),
     }),
   ],

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { findFreePort } from '../common/net/free-port';
+import { isProcessAlive } from './data-dir-lock';
 
 /**
  * The embedded PostgreSQL used when no DATABASE_URL is configured: real PostgreSQL
@@ -47,18 +48,19 @@ export async function startEmbeddedPostgres(
     onError: (error: unknown) => log(`embedded PostgreSQL: ${String(error)}`),
   });
 
-  if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
-    log(`Initialising the embedded PostgreSQL cluster in ${clusterDir}`);
-    await server.initialise();
-  }
   try {
+    if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
+      log(`Initialising the embedded PostgreSQL cluster in ${clusterDir}`);
+      await server.initialise();
+    }
+    await stopLeftoverPostmaster(clusterDir, log);
     await server.start();
   } catch (error) {
     throw new Error(
       `The embedded PostgreSQL in ${clusterDir} did not start${error ? `: ${String(error)}` : ''}. ` +
         (isRoot
           ? 'When running as root, the "postgres" system user must be able to read that folder and every folder above it.'
-          : 'Check that no other PostgreSQL uses that folder.'),
+          : `Check that no other PostgreSQL uses that folder (${join(clusterDir, 'postmaster.pid')}).`),
       { cause: error },
     );
   }
@@ -86,6 +88,62 @@ export async function startEmbeddedPostgres(
       writeState(root, { password: state.password });
     },
   };
+}
+
+/**
+ * A PostgreSQL left running on this folder by an earlier instance that did not stop (killed with
+ * SIGKILL, or its machine's process supervisor gave up): PostgreSQL refuses a second server on
+ * the same files, so that one is shut down (fast shutdown: a clean checkpoint, no data lost)
+ * before this instance starts its own. Its pid comes from `postmaster.pid`; a pid that now
+ * belongs to another program is left alone (PostgreSQL then treats the file as stale).
+ */
+export async function stopLeftoverPostmaster(clusterDir: string, log: (message: string) => void): Promise<void> {
+  const pid = leftoverPostmasterPid(clusterDir);
+  if (pid === undefined) return;
+  log(
+    `Found the embedded PostgreSQL of ${clusterDir} still running (pid ${pid}), left by an earlier ` +
+      'instance that did not stop cleanly: shutting it down before starting a new one',
+  );
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return;
+    throw new Error(
+      `A PostgreSQL (pid ${pid}) is still running on ${clusterDir} and cannot be stopped from here ` +
+        `(${(error as Error).message}). Stop it, then start again.`,
+      { cause: error },
+    );
+  }
+  const deadline = Date.now() + LEFTOVER_STOP_TIMEOUT_MS;
+  while (isProcessAlive(pid)) {
+    if (Date.now() > deadline) {
+      throw new Error(`The leftover PostgreSQL (pid ${pid}) on ${clusterDir} did not stop within 60 s.`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  log(`The leftover PostgreSQL (pid ${pid}) has stopped`);
+}
+
+const LEFTOVER_STOP_TIMEOUT_MS = 60_000;
+
+/** The pid in the cluster's postmaster.pid when a PostgreSQL server runs under it. */
+function leftoverPostmasterPid(clusterDir: string): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(clusterDir, 'postmaster.pid'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const pid = Number.parseInt(text.split('\n')[0], 10);
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || !isProcessAlive(pid)) return undefined;
+  // Where /proc exists, make sure the pid is still a PostgreSQL server (pids are reused).
+  try {
+    const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    if (!/postgres/.test(command)) return undefined;
+  } catch {
+    // no /proc (not Linux): trust the file, as PostgreSQL itself does
+  }
+  return pid;
 }
 
 /** The URL of the embedded cluster another process of this folder is running, if any. */

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { migrations } from '../../migrations';
+import { connectionOptions } from './pg-options';
 
 /** Any fixed number: every process that migrates takes this advisory lock first. */
 const MIGRATION_LOCK_KEY = 7_310_221_001;
@@ -11,7 +12,7 @@ const MIGRATION_LOCK_KEY = 7_310_221_001;
  * others then find nothing pending.
  */
 export async function runMigrations(databaseUrl: string): Promise<string[]> {
-  const lock = new Client({ connectionString: databaseUrl, application_name: 'payments-migrate-lock' });
+  const lock = new Client(connectionOptions(databaseUrl, 'payments-migrate-lock'));
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);

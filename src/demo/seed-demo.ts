@@ -6,13 +6,14 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { SAMPLE_RATE_PLANS_FILE } from '../config/paths';
 import { PlansService } from '../plans/plans.service';
 import { RatePlansSyncService } from '../plans/rate-plans-sync.service';
+import { SellerResponseDto } from '../sellers/dto/seller.dto';
 import { SellersService } from '../sellers/sellers.service';
 import { TransactionsService } from '../transactions/transactions.service';
 import { DepositsService } from '../virtual-accounts/deposits.service';
 import { VirtualAccountsService } from '../virtual-accounts/virtual-accounts.service';
 
 export const DEMO_ADMIN = { email: 'admin@demo.local', password: 'demo-admin-password', name: 'Demo Admin' };
-const DEMO_SELLER = { name: 'Loja Demo', document: '11222333000181', email: 'financeiro@lojademo.local' };
+export const DEMO_SELLER = { name: 'Loja Demo', document: '11222333000181', email: 'financeiro@lojademo.local' };
 const DEMO_DEVELOPER = { name: 'Dev Parceiro Demo', document: '45997418000153', email: 'dev@parceirodemo.local' };
 const DEMO_SPLIT_PLAN = 'Demo split (seed:demo)';
 const CARD = { holder_name: 'CLIENTE DEMO', exp_month: 12, exp_year: 2032, cvv: '123' };
@@ -40,6 +41,10 @@ export async function seedDemo(app: INestApplicationContext): Promise<DemoSummar
       'seed:demo makes a superuser with a published password: it refuses to run with NODE_ENV=production.',
     );
   }
+  const sellers = app.get(SellersService);
+  // Checked before anything is written: a seller holding a demo document that the demo did not make is refused.
+  const demoSeller = await madeByDemo(sellers, DEMO_SELLER);
+  const demoDeveloper = await madeByDemo(sellers, DEMO_DEVELOPER);
   const { user: admin } = await app
     .get(UsersService)
     .createOrPromoteSuperuser(DEMO_ADMIN.email, DEMO_ADMIN.password, DEMO_ADMIN.name);
@@ -63,9 +68,8 @@ export async function seedDemo(app: INestApplicationContext): Promise<DemoSummar
         " 'debit1': {'PIX': {'Master': 0.2}, 'Boleto': {'Master': 0.3}}}",
     }));
 
-  const sellers = app.get(SellersService);
-  const seller = (await sellers.findByDocument(DEMO_SELLER.document)) ?? (await sellers.create(DEMO_SELLER));
-  const developer = (await sellers.findByDocument(DEMO_DEVELOPER.document)) ?? (await sellers.create(DEMO_DEVELOPER));
+  const seller = demoSeller ?? (await sellers.create(DEMO_SELLER));
+  const developer = demoDeveloper ?? (await sellers.create(DEMO_DEVELOPER));
   const existing = (await sellers.listSubaccounts(seller.id, toPageRequest({ limit: 100 }))).results;
   const subaccounts: Record<string, string> = {};
   for (const label of ['Master', 'Agente']) {
@@ -178,6 +182,22 @@ export async function seedDemo(app: INestApplicationContext): Promise<DemoSummar
     transactionsCreated,
     postingsCreated,
   };
+}
+
+/**
+ * The seller an earlier run made for `demo` (same document and the demo's own e-mail), or null
+ * when there is none. A seller with the demo's document and another e-mail is somebody else's:
+ * the demo refuses to run rather than take it over (set its plans, add sub-accounts, charge it).
+ */
+async function madeByDemo(sellers: SellersService, demo: typeof DEMO_SELLER): Promise<SellerResponseDto | null> {
+  const found = await sellers.findByDocument(demo.document);
+  if (found && found.email !== demo.email) {
+    throw new Error(
+      `seed:demo did not make the seller ${found.id} ("${found.name}", ${found.email}), which has the demo's ` +
+        `document ${demo.document}: it leaves it unchanged and stops. Run it on a database without that seller.`,
+    );
+  }
+  return found;
 }
 
 /** Ready-to-paste curl lines for a new user to explore the demo data. */

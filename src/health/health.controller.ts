@@ -1,4 +1,4 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../auth/access.decorators';
@@ -11,22 +11,27 @@ import { HealthStatusDto } from './health-status.dto';
 @Controller('health')
 export class HealthController {
   constructor(
-    @Inject(HealthCheckService) private readonly health: HealthCheckService,
-    @Inject(TypeOrmHealthIndicator) private readonly database: TypeOrmHealthIndicator,
+    private readonly health: HealthCheckService,
+    private readonly database: TypeOrmHealthIndicator,
   ) {}
 
   @Get('live')
-  @ApiOperation({ summary: 'Liveness: the process answers' })
+  @ApiOperation({
+    summary: 'Liveness: the process answers',
+    description: "200 while the process runs; for the orchestrator's liveness probe (no database call).",
+  })
   @ApiOkResponse({ type: HealthStatusDto })
-  @ApiErrorResponses(405)
   live(): HealthStatusDto {
     return { status: 'ok' };
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'Readiness: the database answers' })
+  @ApiOperation({
+    summary: 'Readiness: the database answers',
+    description: "200 when the database answers within 2 seconds, else 503: for the load balancer's readiness probe.",
+  })
   @ApiOkResponse({ type: HealthStatusDto })
-  @ApiErrorResponses(405, 503)
+  @ApiErrorResponses(503)
   async ready(): Promise<HealthStatusDto> {
     try {
       await this.health.check([() => this.database.pingCheck('database', { timeout: 2000 })]);

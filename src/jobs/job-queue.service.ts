@@ -9,6 +9,7 @@ import {
 import { PgBoss, type Job, type QueueOptions, type SendOptions } from 'pg-boss';
 import { EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { poolOptions } from '../database/pg-options';
 
 export const RUN_WORKERS = Symbol('RUN_WORKERS');
 
@@ -48,6 +49,7 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
 
   async onApplicationBootstrap(): Promise<void> {
     const boss = new PgBoss({
+      ...poolOptions({ queryTimeoutSeconds: this.config.databaseQueryTimeout }),
       connectionString: this.config.databaseUrl,
       application_name: 'payments-jobs',
       max: 3,
@@ -94,6 +96,13 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
       ? { executeSql: async (text: string, values?: unknown[]) => ({ rows: await manager.query(text, values) }) }
       : undefined;
     return this.boss.send(name, data, db ? { ...options, db } : options);
+  }
+
+  /** Jobs waiting (queued, deferred included) and running, per queue of this service. */
+  async depths(): Promise<Array<{ name: string; queued: number; active: number }>> {
+    if (!this.boss) return [];
+    const queues = await this.boss.getQueues([...this.definitions.keys()]);
+    return queues.map((q) => ({ name: q.name, queued: q.queuedCount, active: q.activeCount }));
   }
 
   beforeApplicationShutdown(): void {

@@ -25,8 +25,8 @@ export class MailService implements OnModuleInit {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(JobQueue) private readonly jobs: JobQueue,
-    @Inject(MailOutboxRepository) private readonly outbox: MailOutboxRepository,
+    private readonly jobs: JobQueue,
+    private readonly outbox: MailOutboxRepository,
   ) {}
 
   onModuleInit(): void {

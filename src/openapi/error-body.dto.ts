@@ -27,4 +27,11 @@ export class ErrorBodyDto {
     example: { 'split_details.credit3.Visa.Agente': ['must be a number between 0 and 100'] },
   })
   errors?: Record<string, string[]>;
+
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: 'The record concerned, when the error names one (`idempotency_secret_not_replayable`).',
+    example: '3fa85f64-5717-4562-b3fc-2c963f66afa6',
+  })
+  id?: string;
 }

@@ -1,11 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { finalizeDocument } from './document-rules';
 import { ErrorBodyDto } from './error-body.dto';
 
+export { ACCESS_EXTENSION, PUBLIC_EXTENSION } from './document-rules';
 export const JWT_SCHEME = 'jwt';
 export const API_KEY_SCHEME = 'api_key';
-/** Marks a public operation; the document states it as an empty security requirement. */
-export const PUBLIC_EXTENSION = 'x-public';
 
 /** The OpenAPI document, generated from the controllers' decorators. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -32,15 +32,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     extraModels: [ErrorBodyDto],
     operationIdFactory: (controllerKey, methodKey) => `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
   });
-  for (const path of Object.values(document.paths)) {
-    for (const operation of Object.values(path) as Array<Record<string, unknown>>) {
-      if (operation && typeof operation === 'object' && PUBLIC_EXTENSION in operation) {
-        delete operation[PUBLIC_EXTENSION];
-        operation.security = [];
-      }
-    }
-  }
-  return document;
+  return finalizeDocument(document);
 }
 
 export function mountOpenApi(app: INestApplication, document: OpenAPIObject): void {

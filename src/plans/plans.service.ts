@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { isUUID } from 'class-validator';
@@ -8,24 +8,19 @@ import { requestTransaction } from '../common/idempotency/request-transaction';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { SplitService } from '../split/split.service';
 import { parseSplitDocument } from '../split/split-table';
-import {
-  CreateSplitPlanDto,
-  RatePlanResponseDto,
-  ResolutionResponseDto,
-  SimulateSplitDto,
-  SplitPlanResponseDto,
-} from './dto/plans.dto';
+import { CreateSplitPlanDto, RatePlanResponseDto, SimulateSplitDto, SplitPlanResponseDto } from './dto/plans.dto';
 import type { RatePlan } from './entities/rate-plan.entity';
 import type { SplitPlan } from './entities/split-plan.entity';
 import { PlansRepository } from './plans.repository';
+import { ResolutionResponseDto } from './dto/resolution.dto';
 
 /** Rate plans (read-only here) and split plans (create, read, simulate). */
 @Injectable()
 export class PlansService {
   constructor(
-    @Inject(PlansRepository) private readonly plans: PlansRepository,
+    private readonly plans: PlansRepository,
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(SplitService) private readonly split: SplitService,
+    private readonly split: SplitService,
   ) {}
 
   async listRatePlans(page: PageRequest, search?: string): Promise<Page<RatePlanResponseDto>> {
@@ -93,11 +88,6 @@ export class PlansService {
     const ratePlan = await this.ratePlan(splitPlan.ratePlanId);
     const amount = checkMoney(input.amount);
     if (!amount.ok) throw ValidationError.of('amount', amount.message);
-    const card = input.payment_type === 'credit' || input.payment_type === 'debit';
-    if (card && !input.card_brand) throw ValidationError.of('card_brand', 'is required for credit and debit');
-    if (input.payment_type !== 'credit' && (input.installments ?? 1) !== 1) {
-      throw ValidationError.of('installments', `must be 1 for ${input.payment_type}`);
-    }
     const resolution = this.split.resolve(
       {
         amount: amount.value,
@@ -109,6 +99,6 @@ export class PlansService {
       ratePlan,
       splitPlan,
     );
-    return SplitService.view(resolution);
+    return ResolutionResponseDto.of(resolution);
   }
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { FieldErrors } from '../common/errors/api-error';
@@ -31,7 +31,7 @@ const FIELDS = ['external_id', 'name', 'description', 'active', 'fees'];
 export class RatePlansSyncService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(PlansRepository) private readonly plans: PlansRepository,
+    private readonly plans: PlansRepository,
   ) {}
 
   validate(document: unknown): RatePlanImport[] {

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { recordAudit } from '../audit/audit-log';
@@ -12,6 +12,7 @@ import { requestTransaction } from '../common/idempotency/request-transaction';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { AccessesRepository } from './accesses.repository';
 import { AccessResponseDto, CreateAccessDto } from './dto/access.dto';
+import { isUniqueViolation } from '../common/errors/database-errors';
 
 /**
  * The access table of a seller: who may do what there. Who may write it is decided by
@@ -21,11 +22,11 @@ import { AccessResponseDto, CreateAccessDto } from './dto/access.dto';
 @Injectable()
 export class AccessesService {
   constructor(
-    @Inject(AccessesRepository) private readonly accesses: AccessesRepository,
-    @Inject(UserDirectory) private readonly users: UserDirectory,
-    @Inject(AuthorizationService) private readonly authorization: AuthorizationService,
+    private readonly accesses: AccessesRepository,
+    private readonly users: UserDirectory,
+    private readonly authorization: AuthorizationService,
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(CredentialCache) private readonly credentials: CredentialCache,
+    private readonly credentials: CredentialCache,
   ) {}
 
   async grant(principal: UserPrincipal, sellerId: string, input: CreateAccessDto): Promise<AccessResponseDto> {
@@ -58,7 +59,7 @@ export class AccessesService {
       this.credentials.userChanged(user.id);
       return access;
     } catch (error) {
-      if ((error as { driverError?: { code?: string } }).driverError?.code === '23505') {
+      if (isUniqueViolation(error)) {
         throw new ConflictError('access_exists', 'This user already has an access to the seller; update it instead.');
       }
       throw error;

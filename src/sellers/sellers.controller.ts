@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '../auth/access.decorators';
 import type { Principal, UserPrincipal } from '../auth/principal';
@@ -16,14 +16,18 @@ import { SellersService } from './sellers.service';
 @Controller('sellers')
 export class SellersController {
   constructor(
-    @Inject(SellersService) private readonly sellers: SellersService,
-    @Inject(AccessesService) private readonly accesses: AccessesService,
+    private readonly sellers: SellersService,
+    private readonly accesses: AccessesService,
   ) {}
 
   @Post()
   @Authenticated({ superuser: true })
   @Idempotent()
-  @ApiOperation({ summary: 'Create a seller (superusers)' })
+  @ApiOperation({
+    summary: 'Create a seller (superusers)',
+    description:
+      'Creates a seller and its main unified account. `document` is a CPF (11 digits) or CNPJ (14 digits) with its check digits verified; one seller per document (409 otherwise).',
+  })
   @ApiCreatedResponse({ type: SellerResponseDto })
   @ApiErrorResponses(400, 409)
   create(@Body() body: CreateSellerDto): Promise<SellerResponseDto> {
@@ -32,7 +36,10 @@ export class SellersController {
 
   @Get()
   @Authenticated()
-  @ApiOperation({ summary: 'Sellers the caller has an access to (all, for superusers)' })
+  @ApiOperation({
+    summary: 'Sellers the caller has an access to (all, for superusers)',
+    description: 'The sellers the user has an access to, newest first, cursor-paginated; superusers see all.',
+  })
   @ApiOkResponse({ type: PageOf(SellerResponseDto) })
   @ApiErrorResponses(400)
   list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
@@ -41,7 +48,10 @@ export class SellersController {
 
   @Get(':id')
   @Authenticated({ seller: 'id' })
-  @ApiOperation({ summary: 'One seller' })
+  @ApiOperation({
+    summary: 'One seller',
+    description: 'The seller with its commercial terms (rate plan, split plan, developer account, split participants).',
+  })
   @ApiOkResponse({ type: SellerResponseDto })
   get(@Param('id') id: string): Promise<SellerResponseDto> {
     return this.sellers.get(id);
@@ -52,6 +62,8 @@ export class SellersController {
   @ApiOperation({
     summary:
       'Update a seller: `seller.manage` edits name and email; the commercial terms (rate_plan, split_plan, developer_account, split_participants) are for superusers (403 superuser_required)',
+    description:
+      "`seller.manage` edits `name` and `email`; the commercial terms (`rate_plan`, `split_plan`, `developer_account`, `split_participants`) are the platform's: superusers only (403 `superuser_required`). The split plan must belong to the seller's rate plan.",
   })
   @ApiOkResponse({ type: SellerResponseDto })
   @ApiErrorResponses(400)
@@ -65,7 +77,10 @@ export class SellersController {
 
   @Get(':id/subaccounts')
   @Authenticated({ seller: 'id' })
-  @ApiOperation({ summary: "The seller's sub-accounts" })
+  @ApiOperation({
+    summary: "The seller's sub-accounts",
+    description: "The seller's sub-accounts (unified accounts under it), newest first.",
+  })
   @ApiOkResponse({ type: PageOf(SubaccountResponseDto) })
   @ApiErrorResponses(400)
   listSubaccounts(@Param('id') id: string, @Query() query: PageQueryDto) {
@@ -75,7 +90,10 @@ export class SellersController {
   @Post(':id/subaccounts')
   @Authenticated({ seller: 'id', permission: 'seller.manage' })
   @Idempotent()
-  @ApiOperation({ summary: 'Create a sub-account (a unified account under the seller)' })
+  @ApiOperation({
+    summary: 'Create a sub-account (a unified account under the seller)',
+    description: 'Creates a sub-account and provisions its virtual account with the same id.',
+  })
   @ApiCreatedResponse({ type: SubaccountResponseDto })
   @ApiErrorResponses(400)
   createSubaccount(@Param('id') id: string, @Body() body: CreateSubaccountDto): Promise<SubaccountResponseDto> {
@@ -84,7 +102,10 @@ export class SellersController {
 
   @Get(':id/accesses')
   @Authenticated({ seller: 'id', permission: 'accesses.manage' })
-  @ApiOperation({ summary: "The seller's access table" })
+  @ApiOperation({
+    summary: "The seller's access table",
+    description: 'Who can act on the seller and with which permissions.',
+  })
   @ApiOkResponse({ type: PageOf(AccessResponseDto) })
   @ApiErrorResponses(400)
   listAccesses(@Param('id') id: string, @Query() query: PageQueryDto) {
@@ -97,6 +118,8 @@ export class SellersController {
   @ApiOperation({
     summary:
       'Grant a user permissions on the seller (only permissions the caller holds there: 403 permission_not_grantable)',
+    description:
+      'Gives a user (by `user` id or `email`) permissions on the seller. A non-superuser grants only permissions it holds itself (403 `permission_not_grantable`); one entry per user and seller (409).',
   })
   @ApiCreatedResponse({ type: AccessResponseDto })
   @ApiErrorResponses(400, 409)
@@ -112,6 +135,7 @@ export class SellersController {
   @Authenticated({ seller: 'id', permission: 'accesses.manage' })
   @ApiOperation({
     summary: "Replace an access entry's permissions (not one's own; only permissions the caller holds are added)",
+    description: "Replaces the entry's permissions, with the same granting rules; nobody changes their own entry.",
   })
   @ApiOkResponse({ type: AccessResponseDto })
   @ApiErrorResponses(400)
@@ -127,7 +151,10 @@ export class SellersController {
   @Delete(':id/accesses/:access_id')
   @HttpCode(204)
   @Authenticated({ seller: 'id', permission: 'accesses.manage' })
-  @ApiOperation({ summary: "Revoke an access entry (not one's own)" })
+  @ApiOperation({
+    summary: "Revoke an access entry (not one's own)",
+    description: "Removes the user's access to the seller at once; nobody deletes their own entry.",
+  })
   @ApiNoContentResponse({ description: 'Revoked.' })
   async revokeAccess(
     @CurrentPrincipal() principal: UserPrincipal,

@@ -1,6 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import type { Permission } from '../auth/permissions';
 import { recordAudit } from '../audit/audit-log';
@@ -24,19 +23,19 @@ import { SubaccountResponseDto } from './dto/subaccount.dto';
 import { Seller } from './entities/seller.entity';
 import { AccessesRepository } from './accesses.repository';
 import { SellersRepository } from './sellers.repository';
+import { isUniqueViolation } from '../common/errors/database-errors';
 
-const MAX_PARTICIPANTS = 50;
 const COMMERCIAL_TERMS = ['rate_plan', 'split_plan', 'developer_account', 'split_participants'] as const;
 
 @Injectable()
 export class SellersService {
   constructor(
-    @Inject(SellersRepository) private readonly sellers: SellersRepository,
-    @Inject(AccessesRepository) private readonly accesses: AccessesRepository,
-    @Inject(AuthorizationService) private readonly authorization: AuthorizationService,
+    private readonly sellers: SellersRepository,
+    private readonly accesses: AccessesRepository,
+    private readonly authorization: AuthorizationService,
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(PlansService) private readonly plans: PlansService,
-    @Inject(VirtualAccountsService) private readonly virtualAccounts: VirtualAccountsService,
+    private readonly plans: PlansService,
+    private readonly virtualAccounts: VirtualAccountsService,
   ) {}
 
   async create(input: CreateSellerDto): Promise<SellerResponseDto> {
@@ -52,7 +51,7 @@ export class SellersService {
         ),
       );
     } catch (error) {
-      if ((error as { driverError?: { constraint?: string } }).driverError?.constraint === 'sellers_document') {
+      if (isUniqueViolation(error, 'sellers_document')) {
         throw new ConflictError('seller_exists', 'A seller with this document already exists.');
       }
       throw error;
@@ -92,32 +91,8 @@ export class SellersService {
    */
   async update(principal: Principal, id: string, changes: UpdateSellerDto): Promise<SellerResponseDto> {
     if (COMMERCIAL_TERMS.some((term) => changes[term] !== undefined)) this.authorization.requireSuperuser(principal);
-    const problems: FieldErrors = {};
     const participants = changes.split_participants;
-    if (participants !== undefined) {
-      const entries = Object.entries(participants);
-      if (entries.length > MAX_PARTICIPANTS)
-        problems.split_participants = [`must have at most ${MAX_PARTICIPANTS} labels`];
-      for (const [label, account] of entries) {
-        if (label.trim() === '' || label.length > 100)
-          problems[`split_participants.${label}`] = ['label must be 1 to 100 characters'];
-        else if (!isUUID(account)) problems[`split_participants.${label}`] = ['must be the UUID of a unified account'];
-      }
-    }
-    if (Object.keys(problems).length === 0) {
-      const wanted = [
-        ...(changes.developer_account ? [changes.developer_account] : []),
-        ...Object.values(participants ?? {}),
-      ];
-      const unknown = new Set(await this.sellers.unknownAccounts(wanted));
-      if (changes.developer_account && unknown.has(changes.developer_account)) {
-        problems.developer_account = ['must be an existing unified account'];
-      }
-      for (const [label, account] of Object.entries(participants ?? {})) {
-        if (unknown.has(account)) problems[`split_participants.${label}`] = ['must be an existing unified account'];
-      }
-    }
-    if (Object.keys(problems).length > 0) throw new ValidationError(problems);
+    await this.checkAccountsExist(changes.developer_account, participants);
     const plans = await this.checkPlans(id, changes);
 
     await this.dataSource.transaction(async (manager) => {
@@ -160,6 +135,27 @@ export class SellersService {
    * The seller's plans after the change: both must exist, and the split plan must distribute
    * the seller's rate plan (spec 2.3: a split plan is applied on top of its rate plan).
    */
+  /**
+   * The unified accounts a change names must exist: a rule of the database, so checked here;
+   * their form (UUIDs, labels) is declared on UpdateSellerDto.
+   */
+  private async checkAccountsExist(
+    developerAccount: string | null | undefined,
+    participants: Record<string, string> | undefined,
+  ): Promise<void> {
+    const wanted = [...(developerAccount ? [developerAccount] : []), ...Object.values(participants ?? {})];
+    if (wanted.length === 0) return;
+    const unknown = new Set(await this.sellers.unknownAccounts(wanted));
+    const problems: FieldErrors = {};
+    if (developerAccount && unknown.has(developerAccount)) {
+      problems.developer_account = ['must be an existing unified account'];
+    }
+    for (const [label, account] of Object.entries(participants ?? {})) {
+      if (unknown.has(account)) problems[`split_participants.${label}`] = ['must be an existing unified account'];
+    }
+    if (Object.keys(problems).length > 0) throw new ValidationError(problems);
+  }
+
   private async checkPlans(
     id: string,
     changes: UpdateSellerDto,

@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Inject, Post } from '@nestjs/common';
+import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '../auth/access.decorators';
 import type { Principal } from '../auth/principal';
@@ -11,13 +11,15 @@ import { TransactionsService } from './transactions.service';
 @ApiTags('sandbox')
 @Controller('sandbox/transactions')
 export class SandboxController {
-  constructor(@Inject(TransactionsService) private readonly transactions: TransactionsService) {}
+  constructor(private readonly transactions: TransactionsService) {}
 
   @Post(':id/confirm')
   @HttpCode(200)
   @Authenticated()
   @ApiOperation({
     summary: "Sandbox: confirm a pending pix or boleto payment (needs transactions.create on the transaction's seller)",
+    description:
+      "Sandbox processor only: marks a pending pix or boleto transaction as paid (approved), as the bank's notice would. Other states answer 409 `invalid_state`.",
   })
   @ApiOkResponse({ type: TransactionResponseDto })
   @ApiErrorResponses(404, 409)

@@ -1,5 +1,12 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Authenticated } from '../auth/access.decorators';
 import { FastJson } from '../common/http/fast-json';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
@@ -21,13 +28,17 @@ const NOT_FOUND = 'Transaction not found.';
 @ApiTags('unified transactions')
 @Controller('unified/accounts/sellers/:sellers_pk/transactions')
 export class TransactionsController {
-  constructor(@Inject(TransactionsService) private readonly transactions: TransactionsService) {}
+  constructor(private readonly transactions: TransactionsService) {}
 
   @Post()
   @Authenticated({ seller: 'sellers_pk', permission: 'transactions.create' })
   @Idempotent()
   @FastJson(TransactionResponseDto)
-  @ApiOperation({ summary: 'Charge a payment (card, pix or boleto) through the payment processor' })
+  @ApiOperation({
+    summary: 'Charge a payment (card, pix or boleto) through the payment processor',
+    description:
+      'Records a pending transaction, then charges it through the payment processor and settles it with the answer. Cards are Luhn-checked and their brand detected; only brand and last 4 digits are stored. A declined card is recorded too (201, `status: "declined"`, `decline_reason`); pix and boleto stay `pending` until paid. The fee and split are resolved once from the seller\'s plans and kept.',
+  })
   @ApiCreatedResponse({
     type: TransactionResponseDto,
     description: 'Created; a declined charge is recorded too (status "declined").',
@@ -39,7 +50,11 @@ export class TransactionsController {
 
   @Get()
   @Authenticated({ seller: 'sellers_pk', permission: 'transactions.view', credentials: 'jwt_or_api_key' })
-  @ApiOperation({ summary: "List the seller's unified transactions (filters, cursor pagination)" })
+  @ApiOperation({
+    summary: "List the seller's unified transactions (filters, cursor pagination)",
+    description:
+      "The seller's transactions, newest first (`?ordering=created_at` for oldest first), cursor-paginated, filtered by status, payment type, brand, entry mode, source, creation period and amount range.",
+  })
   @ApiOkResponse({ type: PageOf(TransactionResponseDto) })
   @ApiErrorResponses(400)
   list(@Param('sellers_pk') sellerId: string, @Query() query: TransactionListQueryDto) {
@@ -49,7 +64,11 @@ export class TransactionsController {
   @Get(':id')
   @Authenticated({ seller: 'sellers_pk', permission: 'transactions.view', credentials: 'jwt_or_api_key' })
   @FastJson(TransactionResponseDto)
-  @ApiOperation({ summary: 'One unified transaction (the same structure as a list item)' })
+  @ApiOperation({
+    summary: 'One unified transaction (the same structure as a list item)',
+    description:
+      'The transaction with its fees, split resolution, split rules and payment data (pix or boleto). A transaction of another seller answers 404.',
+  })
   @ApiOkResponse({ type: TransactionResponseDto })
   get(
     @Param('sellers_pk') sellerId: string,
@@ -62,7 +81,12 @@ export class TransactionsController {
   @HttpCode(200)
   @Authenticated({ seller: 'sellers_pk', permission: 'transactions.void' })
   @Idempotent()
-  @ApiOperation({ summary: 'Void (reverse) an approved or pending transaction' })
+  @ApiOperation({
+    summary: 'Void (reverse) an approved or pending transaction',
+    description:
+      "Voids an `approved` or `pending` transaction (optional `reason`); the seller's share reverses and split rules stay as history. Any other state, a second void included: 409 `invalid_state`.",
+  })
+  @ApiBody({ type: VoidTransactionDto, required: false })
   @ApiOkResponse({ type: TransactionResponseDto })
   @ApiErrorResponses(400, 409, 422)
   void(
@@ -76,7 +100,11 @@ export class TransactionsController {
   @Post(':id/split')
   @Authenticated({ seller: 'sellers_pk', permission: 'transactions.split' })
   @Idempotent()
-  @ApiOperation({ summary: 'Add a split rule to the transaction' })
+  @ApiOperation({
+    summary: 'Add a split rule to the transaction',
+    description:
+      "Sends part of the transaction to another unified account, as a fixed amount or a percentage of the transaction amount. Unknown recipient: 400 `recipient_not_found`; all rules together above the seller's net: 400 `split_exceeds_net`; voided or declined transaction: 409 `invalid_state`.",
+  })
   @ApiCreatedResponse({ type: SplitRuleResponseDto })
   @ApiErrorResponses(400, 409, 422)
   addSplitRule(
@@ -90,8 +118,13 @@ export class TransactionsController {
   @Delete(':id/split/:split_pk')
   @HttpCode(204)
   @Authenticated({ seller: 'sellers_pk', permission: 'transactions.split' })
-  @ApiOperation({ summary: 'Remove a split rule' })
+  @ApiOperation({
+    summary: 'Remove a split rule',
+    description:
+      'Deletes one split rule of the transaction; an unknown rule answers 404, a voided or declined transaction 409 `invalid_state`.',
+  })
   @ApiNoContentResponse({ description: 'Removed.' })
+  @ApiErrorResponses(409)
   async removeSplitRule(
     @Param('sellers_pk') sellerId: string,
     @UuidParam('id', NOT_FOUND, 'transaction_not_found') id: string,

@@ -3,13 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuthorizationService } from '../auth/authorization.service';
 import type { Principal } from '../auth/principal';
-import {
-  BadRequestError,
-  ConflictError,
-  FieldErrors,
-  NotFoundError,
-  ValidationError,
-} from '../common/errors/api-error';
+import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../common/errors/api-error';
 import {
   keepIdempotencyKeyOpen,
   outsideIdempotencyKey,
@@ -20,8 +14,8 @@ import {
 } from '../common/idempotency/request-transaction';
 import { checkMoney, checkPercentage, Cents, percentOf } from '../common/money/money';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
+import { assertValid } from '../common/validation/validation.pipe';
 import { PlansService } from '../plans/plans.service';
-import { normaliseDocument } from '../sellers/document';
 import { SellersService } from '../sellers/sellers.service';
 import { JobQueue } from '../jobs/job-queue.service';
 import { SplitService } from '../split/split.service';
@@ -32,13 +26,11 @@ import {
   CreateSplitRuleDto,
   CreateTransactionDto,
   SplitRuleResponseDto,
-  toSplitRuleView,
-  toTransactionView,
   TransactionListQueryDto,
   TransactionResponseDto,
 } from './dto/transaction.dto';
 import type { Transaction } from './entities/transaction.entity';
-import { detectBrand, passesLuhn } from './processor/card';
+import { detectBrand } from './processor/card';
 import {
   CardData,
   ChargeResult,
@@ -68,13 +60,13 @@ export class TransactionsService implements OnModuleInit {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(TransactionsRepository) private readonly transactions: TransactionsRepository,
-    @Inject(SellersService) private readonly sellers: SellersService,
-    @Inject(PlansService) private readonly plans: PlansService,
-    @Inject(SplitService) private readonly split: SplitService,
+    private readonly transactions: TransactionsRepository,
+    private readonly sellers: SellersService,
+    private readonly plans: PlansService,
+    private readonly split: SplitService,
     @Inject(PAYMENT_PROCESSOR) private readonly processor: PaymentProcessor,
-    @Inject(AuthorizationService) private readonly authorization: AuthorizationService,
-    @Inject(JobQueue) private readonly jobs: JobQueue,
+    private readonly authorization: AuthorizationService,
+    private readonly jobs: JobQueue,
     private readonly settlements: TransactionSettlements,
   ) {}
 
@@ -113,7 +105,7 @@ export class TransactionsService implements OnModuleInit {
     input: CreateTransactionDto,
     source: TransactionSource,
   ): Promise<TransactionResponseDto> {
-    const payment = this.checkPayment(input);
+    const payment = await this.checkPayment(input);
     const resumed = resumedResource();
     if (resumed) return this.resume(sellerId, resumed, payment, input);
     const seller = await this.sellers.find(sellerId);
@@ -333,7 +325,7 @@ export class TransactionsService implements OnModuleInit {
   /** The transaction exactly as GET shows it (with its active split rules), read in `manager`'s transaction. */
   private async viewOf(manager: EntityManager, tx: Transaction): Promise<TransactionResponseDto> {
     const rules = await this.transactions.activeRules([tx.id], manager);
-    return toTransactionView(tx, rules.get(tx.id) ?? []);
+    return TransactionResponseDto.of(tx, rules.get(tx.id) ?? []);
   }
 
   async list(
@@ -347,14 +339,14 @@ export class TransactionsService implements OnModuleInit {
       rows,
       page,
       (t) => t.seq,
-      (t) => toTransactionView(t, rules.get(t.id) ?? []),
+      (t) => TransactionResponseDto.of(t, rules.get(t.id) ?? []),
     );
   }
 
   async get(sellerId: string, id: string): Promise<TransactionResponseDto> {
     const found = await this.transactions.findWithRulesForSeller(sellerId, id);
     if (!found) throw transactionNotFound();
-    return toTransactionView(found.transaction, found.rules);
+    return TransactionResponseDto.of(found.transaction, found.rules);
   }
 
   /**
@@ -424,7 +416,7 @@ export class TransactionsService implements OnModuleInit {
         percentage: input.amount_type === 'percentage' ? value.value : null,
         amountCents: cents,
       });
-      const view = toSplitRuleView(rule);
+      const view = SplitRuleResponseDto.of(rule);
       await recordEvent(manager, 'transaction.split_rule.created', sellerId, { transaction: id, split_rule: view });
       await recordAudit(manager, {
         action: 'transaction.split_rule_created',
@@ -494,51 +486,28 @@ export class TransactionsService implements OnModuleInit {
     return tx;
   }
 
-  /** Rules of API.md section 8 that tie the fields of a charge together. */
-  private checkPayment(input: CreateTransactionDto): CheckedPayment {
-    const problems: FieldErrors = {};
+  /**
+   * The charge's values, once its DTO's rules (API.md section 8, declared on CreateTransactionDto)
+   * have passed: also for callers in other areas that build the input in code.
+   */
+  private async checkPayment(raw: CreateTransactionDto): Promise<CheckedPayment> {
+    const input = await assertValid(CreateTransactionDto, raw);
     const amount = checkMoney(input.amount);
-    if (!amount.ok) problems.amount = [amount.message];
-    const installments = input.installments ?? 1;
-    const entryMode = input.entry_mode ?? 'online';
-    const isCard = input.payment_type === 'credit' || input.payment_type === 'debit';
-    let brand: string | null = null;
-    let card: CardData | undefined;
-    if (input.payment_type !== 'credit' && installments !== 1)
-      problems.installments = [`must be 1 for ${input.payment_type}`];
-    if (isCard) {
-      if (!input.card) {
-        problems.card = [`is required for ${input.payment_type}`];
-      } else {
-        if (!passesLuhn(input.card.number)) problems['card.number'] = ['is not a valid card number'];
-        else if (!(brand = detectBrand(input.card.number)))
-          problems['card.number'] = ['is a card of a brand that is not accepted'];
-        const now = new Date();
-        const expired =
-          input.card.exp_year < now.getUTCFullYear() ||
-          (input.card.exp_year === now.getUTCFullYear() && input.card.exp_month < now.getUTCMonth() + 1);
-        if (expired) problems['card.exp_year'] = ['the card has expired'];
-        card = {
-          number: input.card.number,
-          holderName: input.card.holder_name,
-          expMonth: input.card.exp_month,
-          expYear: input.card.exp_year,
-          cvv: input.card.cvv,
-        };
-      }
-    } else {
-      if (input.card) problems.card = [`must not be sent for ${input.payment_type}`];
-      if (entryMode === 'card_present') problems.entry_mode = [`must be online for ${input.payment_type}`];
-    }
-    if (input.customer?.document !== undefined && !normaliseDocument(input.customer.document)) {
-      problems['customer.document'] = ['must be a valid CPF or CNPJ'];
-    }
-    if (input.payment_type === 'boleto') {
-      if (!input.customer?.name) problems['customer.name'] = ['is required for boleto'];
-      if (!input.customer?.document) problems['customer.document'] ??= ['is required for boleto'];
-    }
-    if (Object.keys(problems).length > 0 || !amount.ok) throw new ValidationError(problems);
-    return { amount: amount.value, installments, entryMode, brand, card };
+    if (!amount.ok) throw ValidationError.of('amount', amount.message);
+    const card = input.card && {
+      number: input.card.number,
+      holderName: input.card.holder_name,
+      expMonth: input.card.exp_month,
+      expYear: input.card.exp_year,
+      cvv: input.card.cvv,
+    };
+    return {
+      amount: amount.value,
+      installments: input.installments ?? 1,
+      entryMode: input.entry_mode ?? 'online',
+      brand: card ? detectBrand(card.number) : null,
+      card,
+    };
   }
 }
 

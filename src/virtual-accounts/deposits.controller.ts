@@ -23,6 +23,8 @@ export class DepositsController {
     summary:
       'Deposit: a pending pix or boleto deposit with its payment instructions, posted once paid; ' +
       'or a manual deposit (superusers, with a reason), posted at once and audited',
+    description:
+      'Money enters only when it really arrives: a `pix` (default) or `boleto` deposit answers `pending` with its payment instructions, is posted once the processor confirms the payment, and expires unpaid. A `manual` deposit (superusers only, `reason` required, e.g. a reconciled wire) is posted at once and written to the audit log.',
   })
   @ApiCreatedResponse({ type: DepositResponseDto })
   @ApiErrorResponses(400, 409, 422)
@@ -39,7 +41,10 @@ export class DepositsController {
 
   @Get('deposits')
   @Authenticated(VIEW)
-  @ApiOperation({ summary: "The virtual account's deposits and their status, newest first" })
+  @ApiOperation({
+    summary: "The virtual account's deposits and their status, newest first",
+    description: "The account's deposits (`pending`, `completed`, `expired`), newest first; filter `status`.",
+  })
   @ApiOkResponse({ type: PageOf(DepositResponseDto) })
   @ApiErrorResponses(400)
   list(
@@ -52,7 +57,10 @@ export class DepositsController {
 
   @Get('deposits/:deposit_id')
   @Authenticated(VIEW)
-  @ApiOperation({ summary: 'One deposit and its status' })
+  @ApiOperation({
+    summary: 'One deposit and its status',
+    description: 'One deposit of the account, with its payment instructions and, once completed, its posting.',
+  })
   @ApiOkResponse({ type: DepositResponseDto })
   get(
     @Param('account_id') sellerId: string,

@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { centsFromDb, Cents } from '../common/money/money';
 import { keysetSql, PageRequest } from '../common/pagination/pagination';
+import { HttpMetrics } from '../metrics/http-metrics';
 
 export type LineType = 'deposit' | 'payment' | 'transfer_out' | 'transfer_in' | 'reversal' | 'external';
 export type EntryKind = 'deposit' | 'payment' | 'transfer' | 'reversal';
@@ -101,7 +102,10 @@ const POSTING_FROM = `ledger_lines l JOIN journal_entries e ON e.id = l.entry_id
 export class LedgerRepository {
   private systemIds?: Map<SystemAccount, string>;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(HttpMetrics) private readonly metrics: HttpMetrics,
+  ) {}
 
   async openVirtualAccount(
     manager: EntityManager,
@@ -180,6 +184,7 @@ export class LedgerRepository {
           ),
         ],
       );
+      this.metrics.ledgerPosted(movement.kind);
       return rows.map(toLine);
     } catch (error) {
       const driverError = (error as { driverError?: { code?: string; constraint?: string } }).driverError;

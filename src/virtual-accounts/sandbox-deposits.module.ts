@@ -46,6 +46,8 @@ export class SandboxDepositsController {
   @ApiOperation({
     summary:
       "Sandbox: the payer paid a pending pix or boleto deposit; it is posted (needs virtualaccounts.operate on the deposit's seller)",
+    description:
+      'Sandbox only: plays the processor confirming the payment of a pending deposit, which is then posted and `completed`. 409 `invalid_state` for a deposit that is not pending or has expired; 404 for a deposit of a seller the caller cannot see.',
   })
   @ApiOkResponse({ type: DepositResponseDto })
   @ApiErrorResponses(404, 409)

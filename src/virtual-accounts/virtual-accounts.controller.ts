@@ -30,7 +30,10 @@ export class VirtualAccountsController {
 
   @Get()
   @Authenticated(VIEW)
-  @ApiOperation({ summary: "The seller's virtual accounts" })
+  @ApiOperation({
+    summary: "The seller's virtual accounts",
+    description: "The seller's virtual accounts (its own and its sub-accounts'), with their balances.",
+  })
   @ApiOkResponse({ type: PageOf(VirtualAccountResponseDto) })
   @ApiErrorResponses(400)
   list(@Param('account_id') sellerId: string, @Query() query: PageQueryDto) {
@@ -39,7 +42,11 @@ export class VirtualAccountsController {
 
   @Get(':id')
   @Authenticated(VIEW)
-  @ApiOperation({ summary: 'One virtual account with its balance' })
+  @ApiOperation({
+    summary: 'One virtual account with its balance',
+    description:
+      'The account and its balance. Accounts are never deleted (DELETE answers 405): that would destroy accounting history; empty one with a transfer instead.',
+  })
   @ApiOkResponse({ type: VirtualAccountResponseDto })
   @ApiErrorResponses(405)
   get(
@@ -51,7 +58,11 @@ export class VirtualAccountsController {
 
   @Get(':id/postings')
   @Authenticated(VIEW)
-  @ApiOperation({ summary: 'Statement: postings newest first, each with the balance after it' })
+  @ApiOperation({
+    summary: 'Statement: postings newest first, each with the balance after it',
+    description:
+      "The account's postings, newest first, each with the balance after it and its `status` (`processing`, `completed`, `failed`); filters `type`, `created_after`, `created_before`.",
+  })
   @ApiOkResponse({ type: PageOf(PostingResponseDto) })
   @ApiErrorResponses(400)
   postings(
@@ -68,6 +79,8 @@ export class VirtualAccountsController {
   @ApiOperation({
     summary:
       'Pay a bill from the virtual account: a payout, `processing` until it completes or fails (400 insufficient_funds past the balance)',
+    description:
+      'Pays a bill (`barcode`, `payee`) from the balance: the amount is posted at once (reserved) with `status: processing` and sent through the payout port; it becomes `completed`, or `failed` with a `reversal` posting that gives the money back. The balance never goes below zero: 400 `insufficient_funds`, and nothing is written.',
   })
   @ApiCreatedResponse({ type: PostingResponseDto })
   @ApiErrorResponses(400, 409, 422)
@@ -86,6 +99,8 @@ export class VirtualAccountsController {
   @ApiOperation({
     summary:
       'Transfer out: to another virtual account (completes at once), or a PIX key or bank account (a payout, `processing` until it completes or fails)',
+    description:
+      'Moves money to another virtual account (completed at once), or out to a PIX key or bank account (a payout: `processing`, then `completed`, or `failed` with a reversal that gives the money back). Sandbox: the PIX key `fail@sandbox.test` and the bank account `0000000` fail. 400 `insufficient_funds` past the balance, and nothing is written.',
   })
   @ApiCreatedResponse({ type: PostingResponseDto })
   @ApiErrorResponses(400, 409, 422)

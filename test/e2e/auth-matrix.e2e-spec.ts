@@ -1,4 +1,11 @@
-import { RouteCase, UNAUTHENTICATED, matrixWorld, runMatrix, MatrixWorld } from '../support/auth-matrix';
+import {
+  RouteCase,
+  UNAUTHENTICATED,
+  matrixWorld,
+  MatrixWorld,
+  sellerRoute,
+  itAnswersEveryCaller,
+} from '../support/auth-matrix';
 import { createApiKey, createUser, grant, validCnpj } from '../support/identity';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -44,15 +51,7 @@ describe('auth matrix: identity and access routes', () => {
     apiKey: 403,
     otherSellerKey: 403,
   });
-  const sellerPermission = (ok: number) => ({
-    ...unauthenticated,
-    noAccess: 404,
-    noPermission: 403,
-    permitted: ok,
-    superuser: ok,
-    apiKey: 403,
-    otherSellerKey: 403,
-  });
+  const sellerPermission = (ok: number) => sellerRoute(ok);
   // API key routes answer 400 'Seller not found.' to a caller who cannot see the seller (spec 4.1)
   const keyRoutes = (ok: number) => ({
     ...unauthenticated,
@@ -165,12 +164,7 @@ describe('auth matrix: identity and access routes', () => {
     'GET /audit': { method: 'GET', request: () => ({ path: '/audit' }), expect: superOnly(200) },
   };
 
-  for (const [name, route] of Object.entries(routes)) {
-    it(`${name}: every kind of caller gets its status`, async () => {
-      const { got, want } = await runMatrix(t, w.callers, route);
-      expect(got).toEqual(want);
-    });
-  }
+  itAnswersEveryCaller(routes, () => ({ t, callers: w.callers }));
 
   it('never lists another seller to a user without access to it', async () => {
     const res = await t.http.get('/sellers', { token: w.callers.noAccess });

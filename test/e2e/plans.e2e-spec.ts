@@ -33,10 +33,11 @@ describe('plans', () => {
 
   describe('rate plans', () => {
     it('lists rate plans with search and pagination, and shows one with its fee table', async () => {
-      const all = await t.http.get('/plans/plans/rates?limit=2', { token: user.access });
+      // The three sample plans, named "... 2026" (other tests add plans of their own).
+      const all = await t.http.get('/plans/plans/rates?limit=2&search=2026', { token: user.access });
       expect(all.status).toBe(200);
       expect(all.body.results).toHaveLength(2);
-      const rest = await t.http.get(`/plans/plans/rates?limit=2&cursor=${all.body.next_cursor}`, {
+      const rest = await t.http.get(`/plans/plans/rates?limit=2&search=2026&cursor=${all.body.next_cursor}`, {
         token: user.access,
       });
       expect(rest.body.results).toHaveLength(1);
@@ -105,21 +106,31 @@ describe('plans', () => {
 
   describe('rate plan synchronisation', () => {
     it('upserts by external_id: a second run of the same file changes nothing, a changed plan is updated', async () => {
+      // Plans of its own (external ids and names no other test reads): the sample plans stay as they are.
+      const own = `sync-${Date.now().toString(36)}`;
+      const file = structuredClone(SAMPLE).map((plan: { external_id: string }, i: number) => ({
+        ...plan,
+        external_id: `${own}-${plan.external_id}`,
+        name: `${own} ${i}`,
+      }));
       const sync = t.app.get(RatePlansSyncService);
-      expect(await sync.sync(SAMPLE)).toEqual({ total: 3, created: 0, updated: 0, unchanged: 3 });
-      const changed = structuredClone(SAMPLE);
+      expect(await sync.sync(file)).toEqual({ total: 3, created: 3, updated: 0, unchanged: 0 });
+      expect(await sync.sync(file)).toEqual({ total: 3, created: 0, updated: 0, unchanged: 3 });
+      const changed = structuredClone(file);
       changed[0].fees.credit1.Visa.percentage = '3.09';
       changed.push({
-        external_id: 'FEE-NEW',
-        name: 'Novo',
+        external_id: `${own}-FEE-NEW`,
+        name: `${own} new`,
         description: '',
         active: false,
         fees: { debit1: { PIX: { percentage: '1', fixed: '0' } } },
       });
       expect(await sync.sync(changed)).toEqual({ total: 4, created: 1, updated: 1, unchanged: 2 });
-      const one = await t.http.get(`/plans/plans/rates/${ratePlanId}`, { token: user.access });
-      expect(one.body.fees.credit1.Visa.percentage).toBe('3.09');
-      await sync.sync(SAMPLE);
+      const found = await t.http.get(`/plans/plans/rates?search=${encodeURIComponent(`${own} 0`)}`, {
+        token: user.access,
+      });
+      expect(found.body.results).toHaveLength(1);
+      expect(found.body.results[0].fees.credit1.Visa.percentage).toBe('3.09');
     });
 
     it('refuses a bad file whole, naming the path of every problem', async () => {

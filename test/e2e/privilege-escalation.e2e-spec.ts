@@ -87,32 +87,33 @@ describe('privilege escalation', () => {
 
   describe('commercial terms', () => {
     it('are superuser-only: seller.manage edits name and email, not rate_plan or developer_account', async () => {
+      const own = await payingSeller(t, superuser); // a seller of its own: this test renames it
       const owner = await createUser(t);
-      await grant(t, superuser, s.sellerId, owner, ['seller.manage']);
+      await grant(t, superuser, own.sellerId, owner, ['seller.manage']);
       const attacker = await createSeller(t, superuser, 'Elsewhere');
       for (const body of [
         { rate_plan: null },
         { split_plan: null },
         { developer_account: attacker },
         { split_participants: { Master: attacker } },
-        { name: 'Renamed', rate_plan: s.ratePlanId },
+        { name: 'Renamed', rate_plan: own.ratePlanId },
       ]) {
-        const res = await t.http.patch(`/sellers/${s.sellerId}`, body, { token: owner.access });
+        const res = await t.http.patch(`/sellers/${own.sellerId}`, body, { token: owner.access });
         expect({ body, status: res.status, code: res.body.code }).toEqual({
           body,
           status: 403,
           code: 'superuser_required',
         });
       }
-      const seller = await t.http.get(`/sellers/${s.sellerId}`, { token: owner.access });
+      const seller = await t.http.get(`/sellers/${own.sellerId}`, { token: owner.access });
       expect(seller.body).toMatchObject({
-        rate_plan: s.ratePlanId,
-        split_plan: s.splitPlanId,
-        developer_account: s.developer,
-        split_participants: { Master: s.master },
+        rate_plan: own.ratePlanId,
+        split_plan: own.splitPlanId,
+        developer_account: own.developer,
+        split_participants: { Master: own.master },
       });
       const renamed = await t.http.patch(
-        `/sellers/${s.sellerId}`,
+        `/sellers/${own.sellerId}`,
         { name: 'Renamed', email: 'new@example.com' },
         { token: owner.access },
       );

@@ -1,5 +1,5 @@
-import { DEMO_ADMIN, demoCurlLines, seedDemo } from '../../src/demo/seed-demo';
-import { login } from '../support/identity';
+import { DEMO_ADMIN, DEMO_SELLER, demoCurlLines, seedDemo } from '../../src/demo/seed-demo';
+import { createUser, login } from '../support/identity';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /** `npm run cli -- seed:demo`: the demo data set, made once however often the command runs. */
@@ -49,6 +49,35 @@ describe('seed:demo', () => {
     const lines = demoCurlLines(first, t.baseUrl);
     expect(lines.every((line) => line.includes(t.baseUrl))).toBe(true);
     expect(lines.join('\n')).toContain(first.sellerId);
+  });
+
+  it('never takes over a seller it did not make: the demo document on another seller stops it before any write', async () => {
+    const other = await startTestApp();
+    try {
+      const superuser = await createUser(other, { superuser: true });
+      const created = await other.http.post(
+        '/sellers',
+        { name: 'Loja Real', document: DEMO_SELLER.document, email: 'finance@loja-real.example' },
+        { token: superuser.access },
+      );
+      expect(created.status).toBe(201);
+
+      await expect(seedDemo(other.app)).rejects.toThrow(
+        `seed:demo did not make the seller ${created.body.id} ("Loja Real", finance@loja-real.example)`,
+      );
+      const after = await other.http.get(`/sellers/${created.body.id}`, { token: superuser.access });
+      expect(after.body).toEqual(created.body);
+      const written = await other.db.query(
+        `SELECT (SELECT count(*)::int FROM users WHERE email = $1) AS admins,
+                (SELECT count(*)::int FROM rate_plans) AS rate_plans,
+                (SELECT count(*)::int FROM sellers) AS sellers,
+                (SELECT count(*)::int FROM transactions) AS transactions`,
+        [DEMO_ADMIN.email],
+      );
+      expect(written.rows[0]).toEqual({ admins: 0, rate_plans: 0, sellers: 1, transactions: 0 });
+    } finally {
+      await other.close();
+    }
   });
 
   it('refuses to run in production', async () => {

@@ -1,4 +1,4 @@
-import { MatrixWorld, matrixWorld, RouteCase, runMatrix, UNAUTHENTICATED } from '../support/auth-matrix';
+import { MatrixWorld, matrixWorld, RouteCase, sellerRoute, itAnswersEveryCaller } from '../support/auth-matrix';
 import { createUser } from '../support/identity';
 import { CARDS, payingSeller } from '../support/payments';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -30,24 +30,8 @@ describe('auth matrix: unified transactions', () => {
     if (res.status !== 201) throw new Error(`charge: ${res.text}`);
     return res.body.id as string;
   };
-  const reads = (ok: number) => ({
-    ...UNAUTHENTICATED,
-    noAccess: 404,
-    noPermission: 403,
-    permitted: ok,
-    superuser: ok,
-    apiKey: ok,
-    otherSellerKey: 404,
-  });
-  const writes = (ok: number) => ({
-    ...UNAUTHENTICATED,
-    noAccess: 404,
-    noPermission: 403,
-    permitted: ok,
-    superuser: ok,
-    apiKey: 403,
-    otherSellerKey: 403,
-  });
+  const reads = (ok: number) => sellerRoute(ok, { apiKey: ok, otherSellerKey: 404 });
+  const writes = (ok: number) => sellerRoute(ok);
 
   const routes: Record<string, RouteCase> = {
     'POST /unified/accounts/sellers/{sellers_pk}/transactions': {
@@ -98,12 +82,7 @@ describe('auth matrix: unified transactions', () => {
     },
   };
 
-  for (const [name, route] of Object.entries(routes)) {
-    it(`${name}: every kind of caller gets its status`, async () => {
-      const { got, want } = await runMatrix(t, w.callers, route);
-      expect(got).toEqual(want);
-    });
-  }
+  itAnswersEveryCaller(routes, () => ({ t, callers: w.callers }));
 
   it("answers 404 for another seller's transaction through this seller's path, even to a superuser", async () => {
     const other = await payingSeller(t, w.superuser);

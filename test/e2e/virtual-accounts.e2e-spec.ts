@@ -1,5 +1,5 @@
 import { DepositsService } from '../../src/virtual-accounts/deposits.service';
-import { MatrixWorld, matrixWorld, RouteCase, runMatrix, UNAUTHENTICATED } from '../support/auth-matrix';
+import { MatrixWorld, matrixWorld, RouteCase, sellerRoute, itAnswersEveryCaller } from '../support/auth-matrix';
 import { createUser, TestUser } from '../support/identity';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -696,15 +696,7 @@ describe('virtual accounts', () => {
   });
 
   describe('auth matrix', () => {
-    const reads = (ok: number) => ({
-      ...UNAUTHENTICATED,
-      noAccess: 404,
-      noPermission: 403,
-      permitted: ok,
-      superuser: ok,
-      apiKey: 403,
-      otherSellerKey: 403,
-    });
+    const reads = (ok: number) => sellerRoute(ok);
     const writes = reads;
     const funded = async () => {
       const id = await subaccount();
@@ -775,12 +767,7 @@ describe('virtual accounts', () => {
         expect: { ...reads(200), apiKey: 403, otherSellerKey: 403 },
       },
     };
-    for (const [name, route] of Object.entries(routes)) {
-      it(`${name}: every kind of caller gets its status`, async () => {
-        const { got, want } = await runMatrix(t, w.callers, route);
-        expect(got).toEqual(want);
-      });
-    }
+    itAnswersEveryCaller(routes, () => ({ t, callers: w.callers }));
 
     it("answers 404 for another seller's virtual account or deposit through this seller's path", async () => {
       const foreign = await subaccount(w.sellerB);

@@ -113,3 +113,29 @@ export async function runMatrix(t: TestApp, callers: Callers, route: RouteCase) 
   }
   return { got, want };
 }
+
+/**
+ * Statuses of a seller route behind a permission: 404 to a user without access to the seller
+ * (its existence is not disclosed), 403 without the permission; API keys as `keys` says
+ * (refused by default).
+ */
+export function sellerRoute(
+  ok: number,
+  keys: Pick<Record<CallerName, number>, 'apiKey' | 'otherSellerKey'> = { apiKey: 403, otherSellerKey: 403 },
+): Record<CallerName, number> {
+  return { ...UNAUTHENTICATED, noAccess: 404, noPermission: 403, permitted: ok, superuser: ok, ...keys };
+}
+
+/** One test per route: every kind of caller gets the status the route case expects. */
+export function itAnswersEveryCaller(
+  routes: Record<string, RouteCase>,
+  world: () => { t: TestApp; callers: Callers },
+): void {
+  for (const [name, route] of Object.entries(routes)) {
+    it(`${name}: every kind of caller gets its status`, async () => {
+      const { t, callers } = world();
+      const { got, want } = await runMatrix(t, callers, route);
+      expect(got).toEqual(want);
+    });
+  }
+}

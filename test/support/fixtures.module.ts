@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Inject, Module, OnModuleInit, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Module, OnModuleInit, Post } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
@@ -122,7 +122,7 @@ class UndeclaredController {
 
 @Module({ controllers: [FixturesController, UndeclaredController] })
 export class FixturesModule implements OnModuleInit {
-  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+  constructor(private readonly dataSource: DataSource) {}
 
   async onModuleInit() {
     await this.dataSource.query(

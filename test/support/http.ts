@@ -1,4 +1,10 @@
-/** A small HTTP client over fetch, speaking to the app as a seller's backend would. */
+import { contractChecker } from './contract';
+
+/**
+ * A small HTTP client over fetch, speaking to the app as a seller's backend would. Every call
+ * is checked against the committed openapi.json (./contract.ts): a call the document does not
+ * describe throws, so each e2e test also tests the document.
+ */
 export interface HttpResponse<T = any> {
   status: number;
   headers: Headers;
@@ -47,6 +53,20 @@ export class HttpClient {
     const text = await response.text();
     let parsed: unknown = text;
     if ((response.headers.get('content-type') ?? '').includes('json') && text.length > 0) parsed = JSON.parse(text);
+    const problems = contractChecker().check({
+      method,
+      url: path,
+      requestHeaders: headers,
+      requestBody: body,
+      status: response.status,
+      responseHeaders: response.headers,
+      responseText: text,
+    });
+    if (problems.length > 0) {
+      throw new Error(
+        `The call does not match openapi.json (fix the server or the document):\n- ${problems.join('\n- ')}`,
+      );
+    }
     return { status: response.status, headers: response.headers, body: parsed as T, text };
   }
 }

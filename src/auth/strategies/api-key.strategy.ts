@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { Strategy } from 'passport-http-bearer';
 import { ApiKeysService, hashApiKey } from '../../api-keys/api-keys.service';
@@ -11,8 +11,8 @@ import { API_KEY_SHAPE } from '../token-shape';
 @Injectable()
 export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
   constructor(
-    @Inject(ApiKeysService) private readonly keys: ApiKeysService,
-    @Inject(CredentialCache) private readonly cache: CredentialCache,
+    private readonly keys: ApiKeysService,
+    private readonly cache: CredentialCache,
   ) {
     super();
   }

@@ -31,8 +31,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    @Inject(UsersRepository) private readonly users: UsersRepository,
-    @Inject(CredentialCache) private readonly cache: CredentialCache,
+    private readonly users: UsersRepository,
+    private readonly cache: CredentialCache,
   ) {
     super({
       jwtFromRequest: (request: Parameters<typeof bearerToken>[0]) => {

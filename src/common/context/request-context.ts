@@ -12,11 +12,15 @@ export interface RequestContext {
   readonly requestId: string;
   readonly ip: string;
   readonly request: FastifyRequest;
+  /** The seller the request acts on, once authorization has established it. */
+  sellerId?: string;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
+const byRequest = new WeakMap<FastifyRequest, RequestContext>();
 
 export function runInRequestContext<T>(context: RequestContext, fn: () => T): T {
+  byRequest.set(context.request, context);
   return storage.run(context, fn);
 }
 
@@ -28,4 +32,32 @@ export function currentRequest(): RequestContext | undefined {
 /** The authenticated principal of the current request, once the guard has set it. */
 export function currentPrincipal(): Principal | undefined {
   return (storage.getStore()?.request as (FastifyRequest & { user?: Principal }) | undefined)?.user;
+}
+
+/** Records the seller the current request acts on (log lines carry it from then on). */
+export function noteRequestSeller(sellerId: string): void {
+  const context = storage.getStore();
+  if (context) context.sellerId = sellerId.toLowerCase();
+}
+
+/**
+ * What every log line written while serving a request carries: its id and, once known, the
+ * credential (user or API key) and the seller it acts on.
+ */
+export function requestLogFields(context = storage.getStore()): Record<string, string> {
+  if (!context) return {};
+  const fields: Record<string, string> = { request_id: context.requestId };
+  const principal = (context.request as FastifyRequest & { user?: Principal }).user;
+  if (principal) {
+    fields.credential_id = principal.credentialId;
+    if (principal.kind === 'user') fields.user_id = principal.id;
+  }
+  const seller = context.sellerId ?? (principal?.kind === 'api_key' ? principal.sellerId : undefined);
+  if (seller) fields.seller_id = seller;
+  return fields;
+}
+
+/** The same fields for a request whose handling is over (its completion line). */
+export function requestLogFieldsOf(request: FastifyRequest): Record<string, string> {
+  return requestLogFields(byRequest.get(request));
 }

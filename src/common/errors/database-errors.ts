@@ -20,6 +20,8 @@ const MESSAGES = [
   'Client has encountered a connection error',
   'Connection is not established',
   'the database system is',
+  // the client's deadline (pg query_timeout) passed: the database is silent
+  'Query read timeout',
 ];
 
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
@@ -35,4 +37,10 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   }
   if (typeof message === 'string' && MESSAGES.some((m) => message.includes(m))) return true;
   return isDatabaseUnavailable(driverError, depth + 1) || isDatabaseUnavailable(cause, depth + 1);
+}
+
+/** A unique constraint refused the row (PostgreSQL 23505); given `constraint`, only that one. */
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const driverError = (error as { driverError?: { code?: unknown; constraint?: unknown } } | null)?.driverError;
+  return driverError?.code === '23505' && (constraint === undefined || driverError.constraint === constraint);
 }

@@ -1,5 +1,5 @@
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -8,7 +8,9 @@ import secureJson from 'secure-json-parse';
 import { ApiError, MethodNotAllowedError, NotFoundError, ValidationError } from '../errors/api-error';
 import { toErrorResponse } from '../errors/error-response';
 import type { HttpMetrics } from '../../metrics/http-metrics';
-import { runInRequestContext } from '../context/request-context';
+import { requestLogFieldsOf, runInRequestContext } from '../context/request-context';
+import type { RequestDrain } from './drain';
+import { MAX_JSON_DEPTH, STRING_PROBLEM_MESSAGES, findBadString, jsonNestedDeeperThan } from './input-guard';
 import type { FastJsonSerializers } from './fast-json';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -23,6 +25,7 @@ const METHODS: HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS
 export function createFastifyAdapter(options: {
   logger: Logger;
   metrics: HttpMetrics;
+  drain: RequestDrain;
   trustProxy: boolean;
   fastJson: FastJsonSerializers;
 }): FastifyAdapter {
@@ -37,9 +40,18 @@ export function createFastifyAdapter(options: {
     genReqId: requestIdOf,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     trustProxy: options.trustProxy,
+    // While stopping, requests go through the hooks: RequestDrain answers them with the error body.
+    return503OnClosing: false,
+    // The router refuses a path that is not percent-encoded UTF-8 (or an over-long parameter)
+    // before any hook runs: answer those with the error body too.
+    frameworkErrors: (error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply) => {
+      const response = toErrorResponse(routerError(error), String(request.id));
+      reply.header('x-request-id', request.id).status(response.status).headers(response.headers).send(response.body);
+    },
   });
   const fastify = adapter.getInstance() as unknown as FastifyInstance;
   const routes = recordRoutes(fastify);
+  options.drain.install(fastify);
   options.fastJson.hook(fastify);
 
   fastify.removeAllContentTypeParsers();
@@ -58,12 +70,14 @@ export function createFastifyAdapter(options: {
     return reply.status(response.status).headers(response.headers).send(response.body);
   });
 
-  // PostgreSQL text cannot hold NUL characters: refuse them up front, with the field's path.
+  // PostgreSQL text cannot hold NUL characters, and ill-formed UTF-16 (a lone surrogate from a
+  // JSON `\ud800` escape) breaks validators and encoders: refuse both up front, with the path.
   fastify.addHook('preValidation', async (request, reply) => {
-    const path = nulPath(request.query, 'query') ?? nulPath(request.body, '');
-    if (path === null) return;
+    const found =
+      findBadString(request.params, 'path') ?? findBadString(request.query, 'query') ?? findBadString(request.body, '');
+    if (found === null) return;
     const response = toErrorResponse(
-      ValidationError.of(path || 'body', 'must not contain NUL characters'),
+      ValidationError.of(found.path || 'body', STRING_PROBLEM_MESSAGES[found.problem]),
       String(request.id),
     );
     return reply.status(response.status).headers(response.headers).send(response.body);
@@ -78,8 +92,10 @@ export function createFastifyAdapter(options: {
     const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
     const seconds = reply.elapsedTime / 1000;
     metrics.observe(request.method, route, reply.statusCode, seconds);
+    const { request_id: _bound, ...who } = requestLogFieldsOf(request);
     request.log.info(
       {
+        ...who,
         http: { method: request.method, path: pathOf(request.url), route, status: reply.statusCode },
         duration_ms: Math.round(reply.elapsedTime * 10) / 10,
       },
@@ -87,6 +103,16 @@ export function createFastifyAdapter(options: {
     );
   });
   return adapter;
+}
+
+function routerError(error: { code?: string }): unknown {
+  if (error.code === 'FST_ERR_BAD_URL') {
+    return new ApiError(400, 'invalid_url', 'The request path is not valid percent-encoded UTF-8.');
+  }
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return new ApiError(414, 'uri_too_long', 'A path parameter is longer than the service accepts.');
+  }
+  return error;
 }
 
 function requestIdOf(req: IncomingMessage): string {
@@ -99,23 +125,23 @@ function pathOf(url: string): string {
   return q === -1 ? url : url.slice(0, q);
 }
 
-/** The path of the first string holding a NUL character, or null. */
-function nulPath(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (value === null || typeof value !== 'object') return null;
-  for (const [key, child] of Object.entries(value)) {
-    const childPath = path ? `${path}.${key}` : key;
-    if (key.includes('\u0000')) return childPath;
-    const found = nulPath(child, childPath);
-    if (found !== null) return found;
-  }
-  return null;
-}
-
-/** An empty body counts as no body; anything else must be valid JSON (no prototype pollution). */
+/**
+ * An empty body counts as no body; anything else must be valid JSON (no prototype pollution),
+ * nested at most MAX_JSON_DEPTH levels.
+ */
 function parseJson(_request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) {
   const text = typeof body === 'string' ? body : body.toString('utf8');
   if (text.trim() === '') return done(null, undefined);
+  // Checked on the text, before parsing: deep nesting costs every later walk over the value.
+  if (jsonNestedDeeperThan(text, MAX_JSON_DEPTH)) {
+    return done(
+      new ApiError(
+        400,
+        'invalid_json',
+        `The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`,
+      ),
+    );
+  }
   try {
     done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
   } catch {

@@ -46,7 +46,7 @@ export class IdempotencyService {
   private readonly hashKey: Buffer;
 
   constructor(
-    @Inject(IdempotencyRepository) private readonly keys: IdempotencyRepository,
+    private readonly keys: IdempotencyRepository,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.hashKey = createHash('sha256').update(`idempotency:${config.jwtSecret}`).digest();

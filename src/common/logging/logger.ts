@@ -1,5 +1,6 @@
 import { LoggerService } from '@nestjs/common';
 import pino, { DestinationStream, Logger } from 'pino';
+import { requestLogFields } from '../context/request-context';
 
 /**
  * Paths removed from every log line: credentials, secrets and card data never reach a log.
@@ -48,6 +49,13 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
       serializers: { err: serializeError },
+      // Lines written while serving a request carry its id, credential and seller. Fastify's own
+      // request logger already binds request_id: it is not repeated there.
+      mixin: (_object, _level, logger) => {
+        const fields = requestLogFields();
+        if (fields.request_id && (logger as Logger).bindings().request_id) delete fields.request_id;
+        return fields;
+      },
     },
     destination,
   );

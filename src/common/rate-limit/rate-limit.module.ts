@@ -1,4 +1,4 @@
-import { Inject, Module, OnModuleInit } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { JobQueue } from '../../jobs/job-queue.service';
@@ -22,8 +22,8 @@ class RateLimitStorageModule {}
 })
 export class RateLimitModule implements OnModuleInit {
   constructor(
-    @Inject(JobQueue) private readonly jobs: JobQueue,
-    @Inject(PgThrottlerStorage) private readonly storage: PgThrottlerStorage,
+    private readonly jobs: JobQueue,
+    private readonly storage: PgThrottlerStorage,
   ) {}
 
   onModuleInit(): void {

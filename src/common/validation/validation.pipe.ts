@@ -1,5 +1,8 @@
 import { ValidationError as ClassValidatorError, ValidationPipe } from '@nestjs/common';
+import { plainToInstance, type ClassConstructor } from 'class-transformer';
+import { validate } from 'class-validator';
 import { FieldErrors, ValidationError } from '../errors/api-error';
+import { FIELD_RULE_CONTEXT, ruleFindings } from './field-rule';
 
 /**
  * The global validation pipe: DTOs with class-validator, unknown fields refused, and every
@@ -16,12 +19,27 @@ export function createValidationPipe(): ValidationPipe {
   });
 }
 
+/**
+ * Validates an object built in code (not by the request pipe) with its DTO's declared rules:
+ * a service other areas call applies the same rules, with the same paths, as its route.
+ */
+export async function assertValid<T extends object>(type: ClassConstructor<T>, input: T): Promise<T> {
+  const instance = input instanceof type ? input : plainToInstance(type, input);
+  const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: true });
+  if (errors.length > 0) throw new ValidationError(flatten(errors));
+  return instance;
+}
+
 export function flatten(errors: ClassValidatorError[], prefix = ''): FieldErrors {
   const result: FieldErrors = {};
   for (const error of errors) {
     const path = prefix ? `${prefix}.${error.property}` : error.property;
-    if (error.constraints) {
-      result[path] = Object.values(error.constraints).map((message) => stripProperty(message, error.property));
+    for (const [name, message] of Object.entries(error.constraints ?? {})) {
+      // A field rule may report under paths below its field (customer.name); others report the field.
+      const findings = error.contexts?.[name]?.[FIELD_RULE_CONTEXT]
+        ? ruleFindings(message)
+        : [['', stripProperty(message, error.property)] as const];
+      for (const [below, text] of findings) (result[below ? `${path}.${below}` : path] ??= []).push(text);
     }
     if (error.children?.length) Object.assign(result, flatten(error.children, path));
   }

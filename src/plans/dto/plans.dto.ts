@@ -1,9 +1,9 @@
-import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Allow, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { MoneyField } from '../../common/money/money.decorators';
 import { PageQueryDto } from '../../common/pagination/pagination';
-import { ResolutionView } from '../../split/split.service';
-import { EntryModeField, InstallmentsField, PaymentTypeField } from '../../split/payment-fields';
+import { EntryModeField, InstallmentsField, isCardPayment, PaymentTypeField } from './payment-fields';
+import { FieldRule } from '../../common/validation/field-rule';
 import type { EntryMode, PaymentType } from '../../split/table';
 import type { RatePlan } from '../entities/rate-plan.entity';
 import type { SplitPlan } from '../entities/split-plan.entity';
@@ -92,7 +92,7 @@ export class CreateSplitPlanDto {
   split_details_online: string;
 
   /** Not accepted as input (spec 2.3): a value sent is ignored and the plan stores true. */
-  @ApiHideProperty()
+  @ApiPropertyOptional({ type: 'boolean', description: 'Ignored: a split plan always stores true (spec 2.3).' })
   @Allow()
   automatic_developer_fee?: unknown;
 }
@@ -131,34 +131,18 @@ export class SimulateSplitDto {
   installments?: number;
 
   @ApiPropertyOptional({ example: 'Visa', description: 'Required for credit and debit.' })
-  @IsOptional()
+  @ValidateIf((input: SimulateSplitDto, brand) => brand != null || isCardPayment(input.payment_type))
   @IsString()
   @IsNotEmpty()
   @MaxLength(60)
+  @FieldRule(
+    'cardBrandOfType',
+    (brand, input: SimulateSplitDto) =>
+      brand == null && isCardPayment(input.payment_type) ? 'is required for credit and debit' : null,
+    { whenAbsent: true },
+  )
   card_brand?: string;
 
   @EntryModeField()
   entry_mode?: EntryMode;
-}
-
-class FeeViewDto {
-  @ApiProperty({ example: '2.99' }) percentage: string;
-  @ApiProperty({ example: '0.50' }) fixed: string;
-  @ApiProperty({ example: '3.49' }) amount: string;
-}
-
-class ShareViewDto {
-  @ApiProperty({ example: 'Master' }) label: string;
-  @ApiProperty({ enum: ['developer', 'participant'] }) role: 'developer' | 'participant';
-  @ApiProperty({ example: '1' }) percentage: string;
-  @ApiProperty({ example: '1.00' }) amount: string;
-  @ApiProperty({ format: 'uuid', nullable: true, type: 'string' }) recipient: string | null;
-}
-
-export class ResolutionResponseDto implements ResolutionView {
-  @ApiProperty({ type: FeeViewDto }) fee: FeeViewDto;
-  @ApiProperty({ type: [ShareViewDto] }) shares: ShareViewDto[];
-  @ApiProperty({ example: '0.50' }) developer_amount: string;
-  @ApiProperty({ example: '1.75' }) participants_amount: string;
-  @ApiProperty({ example: '94.26' }) seller_net: string;
 }

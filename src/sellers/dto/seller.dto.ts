@@ -1,6 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { IsEmail, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, isUUID, MaxLength } from 'class-validator';
+import { FieldRule } from '../../common/validation/field-rule';
 import { IsOmittable } from '../../common/validation/optional.decorator';
+
+const MAX_PARTICIPANTS = 50;
 import type { Seller } from '../entities/seller.entity';
 
 export class CreateSellerDto {
@@ -39,6 +42,7 @@ export class UpdateSellerDto {
   email?: string;
 
   @ApiPropertyOptional({
+    type: 'string',
     format: 'uuid',
     nullable: true,
     description: "The rate plan that prices this seller's payments.",
@@ -47,12 +51,18 @@ export class UpdateSellerDto {
   @IsUUID('all', { message: 'must be a UUID' })
   rate_plan?: string | null;
 
-  @ApiPropertyOptional({ format: 'uuid', nullable: true, description: "A split plan of the seller's rate plan." })
+  @ApiPropertyOptional({
+    type: 'string',
+    format: 'uuid',
+    nullable: true,
+    description: "A split plan of the seller's rate plan.",
+  })
   @IsOptional()
   @IsUUID('all', { message: 'must be a UUID' })
   split_plan?: string | null;
 
   @ApiPropertyOptional({
+    type: 'string',
     format: 'uuid',
     nullable: true,
     description: 'Unified account receiving `Programador` shares.',
@@ -69,6 +79,18 @@ export class UpdateSellerDto {
   })
   @IsOmittable()
   @IsObject()
+  @FieldRule('splitParticipants', (participants: unknown) => {
+    if (!participants || typeof participants !== 'object') return null;
+    const entries = Object.entries(participants);
+    if (entries.length > MAX_PARTICIPANTS) return `must have at most ${MAX_PARTICIPANTS} labels`;
+    const problems: Record<string, string> = {};
+    for (const [label, account] of entries) {
+      if (label.trim() === '' || label.length > 100) problems[label] = 'label must be 1 to 100 characters';
+      else if (typeof account !== 'string' || !isUUID(account))
+        problems[label] = 'must be the UUID of a unified account';
+    }
+    return Object.keys(problems).length > 0 ? problems : null;
+  })
   split_participants?: Record<string, string>;
 }
 

@@ -12,11 +12,22 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { MoneyField } from '../../common/money/money.decorators';
+import { FieldRule } from '../../common/validation/field-rule';
+import { normaliseDocument } from '../../sellers/document';
+import { detectBrand, passesLuhn } from '../processor/card';
 import { CreatedRangeQueryDto } from '../../common/pagination/created-range.dto';
-import { EntryModeField, InstallmentsField, PaymentTypeField } from '../../split/payment-fields';
+import {
+  EntryModeField,
+  InstallmentsField,
+  isCardPayment,
+  isOtherPayment,
+  PaymentTypeField,
+} from '../../plans/dto/payment-fields';
+import { FeeViewDto, SplitViewDto } from '../../plans/dto/resolution.dto';
 import { ENTRY_MODES, EntryMode, PAYMENT_TYPES, PaymentType } from '../../split/table';
 import { formatMoney, formatPercentage } from '../../common/money/money';
 import type { SplitRule } from '../entities/split-rule.entity';
@@ -28,6 +39,11 @@ export class CardDto {
   @ApiProperty({ example: '4111111111111111', description: 'Digits only; Luhn-checked. Never stored.' })
   @IsString()
   @Matches(/^\d{12,19}$/, { message: 'must be 12 to 19 digits' })
+  @FieldRule('cardNumber', (number) => {
+    if (typeof number !== 'string' || !/^\d{12,19}$/.test(number)) return null;
+    if (!passesLuhn(number)) return 'is not a valid card number';
+    return detectBrand(number) ? null : 'is a card of a brand that is not accepted';
+  })
   number: string;
 
   @ApiProperty({ example: 'ANA SOUZA' })
@@ -46,6 +62,13 @@ export class CardDto {
   @IsInt({ message: 'must be a four-digit year' })
   @Min(2000, { message: 'must be a four-digit year' })
   @Max(2100, { message: 'must be a four-digit year' })
+  @FieldRule('cardNotExpired', (year, card: CardDto) => {
+    if (!Number.isInteger(year) || !Number.isInteger(card.exp_month)) return null;
+    const now = new Date();
+    const thisYear = now.getUTCFullYear();
+    const expired = year < thisYear || (year === thisYear && card.exp_month < now.getUTCMonth() + 1);
+    return expired ? 'the card has expired' : null;
+  })
   exp_year: number;
 
   @ApiProperty({ example: '123', description: '3 or 4 digits. Never stored.' })
@@ -72,6 +95,9 @@ export class CustomerDto {
   @IsOptional()
   @IsString()
   @MaxLength(30)
+  @FieldRule('isCpfOrCnpj', (document) =>
+    typeof document !== 'string' || normaliseDocument(document) ? null : 'must be a valid CPF or CNPJ',
+  )
   document?: string;
 }
 
@@ -86,12 +112,25 @@ export class CreateTransactionDto {
   installments?: number;
 
   @EntryModeField()
+  @FieldRule('entryModeOfType', (mode, payment: CreateTransactionDto) =>
+    mode === 'card_present' && isOtherPayment(payment.payment_type)
+      ? `must be online for ${payment.payment_type}`
+      : null,
+  )
   entry_mode?: EntryMode;
 
   @ApiPropertyOptional({ type: CardDto, description: 'Required for credit and debit; refused for pix and boleto.' })
-  @IsOptional()
+  @ValidateIf((payment: CreateTransactionDto, card) => card != null || isCardPayment(payment.payment_type))
   @ValidateNested()
   @Type(() => CardDto)
+  @FieldRule(
+    'cardOfType',
+    (card, payment: CreateTransactionDto) => {
+      if (card == null) return isCardPayment(payment.payment_type) ? `is required for ${payment.payment_type}` : null;
+      return isOtherPayment(payment.payment_type) ? `must not be sent for ${payment.payment_type}` : null;
+    },
+    { whenAbsent: true },
+  )
   card?: CardDto;
 
   @ApiPropertyOptional({ example: 'Pedido 1234' })
@@ -107,9 +146,20 @@ export class CreateTransactionDto {
   reference?: string;
 
   @ApiPropertyOptional({ type: CustomerDto, description: 'Boleto needs name and document.' })
-  @IsOptional()
+  @ValidateIf((payment: CreateTransactionDto, customer) => customer != null || payment.payment_type === 'boleto')
   @ValidateNested()
   @Type(() => CustomerDto)
+  @FieldRule(
+    'customerOfType',
+    (customer: CustomerDto | undefined, payment: CreateTransactionDto) => {
+      if (payment.payment_type !== 'boleto') return null;
+      const missing: Record<string, string> = {};
+      if (customer?.name == null) missing.name = 'is required for boleto';
+      if (customer?.document == null) missing.document = 'is required for boleto';
+      return Object.keys(missing).length > 0 ? missing : null;
+    },
+    { whenAbsent: true },
+  )
   customer?: CustomerDto;
 }
 
@@ -180,33 +230,22 @@ export class CreateSplitRuleDto {
 
 // ---- responses
 
-class FeesViewDto {
-  @ApiProperty({ example: '2.99' }) percentage: string;
-  @ApiProperty({ example: '0.50' }) fixed: string;
-  @ApiProperty({ example: '3.49' }) amount: string;
-}
-
-class ShareViewDto {
-  @ApiProperty() label: string;
-  @ApiProperty({ enum: ['developer', 'participant'] }) role: 'developer' | 'participant';
-  @ApiProperty({ example: '1' }) percentage: string;
-  @ApiProperty({ example: '1.00' }) amount: string;
-  @ApiProperty({ format: 'uuid', nullable: true, type: 'string' }) recipient: string | null;
-}
-
-class SplitViewDto {
-  @ApiProperty({ type: [ShareViewDto] }) shares: ShareViewDto[];
-  @ApiProperty({ example: '0.50' }) developer_amount: string;
-  @ApiProperty({ example: '1.75' }) participants_amount: string;
-  @ApiProperty({ example: '94.26' }) seller_net: string;
-}
-
 export class SplitRuleResponseDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'uuid' }) recipient: string;
   @ApiProperty({ example: '10.00' }) amount: string;
   @ApiProperty({ enum: ['fixed', 'percentage'] }) amount_type: 'fixed' | 'percentage';
   @ApiProperty({ format: 'date-time' }) created_at: string;
+
+  static of(rule: SplitRule): SplitRuleResponseDto {
+    return {
+      id: rule.id,
+      recipient: rule.recipient,
+      amount: rule.amountType === 'fixed' ? formatMoney(rule.fixedAmount!) : formatPercentage(rule.percentage!),
+      amount_type: rule.amountType,
+      created_at: rule.createdAt.toISOString(),
+    };
+  }
 }
 
 class CustomerViewDto {
@@ -240,7 +279,7 @@ export class TransactionResponseDto {
   @ApiProperty({ example: 'api' }) source: string;
   @ApiProperty({ nullable: true, type: 'string' }) reference: string | null;
   @ApiProperty({ type: CustomerViewDto, nullable: true }) customer: CustomerViewDto | null;
-  @ApiProperty({ type: FeesViewDto }) fees: FeesViewDto;
+  @ApiProperty({ type: FeeViewDto }) fees: FeeViewDto;
   @ApiProperty({ format: 'uuid' }) rate_plan: string;
   @ApiProperty({ format: 'uuid', nullable: true, type: 'string' }) split_plan: string | null;
   @ApiProperty({ type: SplitViewDto }) split: SplitViewDto;
@@ -253,63 +292,38 @@ export class TransactionResponseDto {
   @ApiProperty({ format: 'date-time', nullable: true, type: 'string' }) approved_at: string | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: 'string' }) voided_at: string | null;
   @ApiProperty({ nullable: true, type: 'string' }) void_reason: string | null;
-}
 
-export function toSplitRuleView(rule: SplitRule): SplitRuleResponseDto {
-  return {
-    id: rule.id,
-    recipient: rule.recipient,
-    amount: rule.amountType === 'fixed' ? formatMoney(rule.fixedAmount!) : formatPercentage(rule.percentage!),
-    amount_type: rule.amountType,
-    created_at: rule.createdAt.toISOString(),
-  };
-}
-
-export function toTransactionView(tx: Transaction, rules: SplitRule[]): TransactionResponseDto {
-  return {
-    id: tx.id,
-    seller: tx.sellerId,
-    amount: formatMoney(tx.amount),
-    currency: tx.currency,
-    payment_type: tx.paymentType,
-    installments: tx.installments,
-    card_brand: tx.cardBrand,
-    card_last4: tx.cardLast4,
-    entry_mode: tx.entryMode,
-    status: tx.status,
-    description: tx.description,
-    source: tx.source,
-    reference: tx.reference,
-    customer: tx.customer
-      ? { name: tx.customer.name ?? null, email: tx.customer.email ?? null, document: tx.customer.document ?? null }
-      : null,
-    fees: {
-      percentage: formatPercentage(tx.feePercentage),
-      fixed: formatMoney(tx.feeFixed),
-      amount: formatMoney(tx.feeAmount),
-    },
-    rate_plan: tx.ratePlanId,
-    split_plan: tx.splitPlanId,
-    split: {
-      shares: tx.shares.map((s) => ({
-        label: s.label,
-        role: s.role,
-        percentage: formatPercentage(s.units),
-        amount: formatMoney(s.amount),
-        recipient: s.recipient,
-      })),
-      developer_amount: formatMoney(tx.developerAmount),
-      participants_amount: formatMoney(tx.participantsAmount),
-      seller_net: formatMoney(tx.sellerNet),
-    },
-    split_rules: rules.map(toSplitRuleView),
-    pix: tx.pix,
-    boleto: tx.boleto,
-    decline_reason: tx.declineReason,
-    created_at: tx.createdAt.toISOString(),
-    updated_at: tx.updatedAt.toISOString(),
-    approved_at: tx.approvedAt?.toISOString() ?? null,
-    voided_at: tx.voidedAt?.toISOString() ?? null,
-    void_reason: tx.voidReason,
-  };
+  static of(tx: Transaction, rules: SplitRule[]): TransactionResponseDto {
+    return {
+      id: tx.id,
+      seller: tx.sellerId,
+      amount: formatMoney(tx.amount),
+      currency: tx.currency,
+      payment_type: tx.paymentType,
+      installments: tx.installments,
+      card_brand: tx.cardBrand,
+      card_last4: tx.cardLast4,
+      entry_mode: tx.entryMode,
+      status: tx.status,
+      description: tx.description,
+      source: tx.source,
+      reference: tx.reference,
+      customer: tx.customer
+        ? { name: tx.customer.name ?? null, email: tx.customer.email ?? null, document: tx.customer.document ?? null }
+        : null,
+      fees: FeeViewDto.of({ units: tx.feePercentage, fixed: tx.feeFixed, amount: tx.feeAmount }),
+      rate_plan: tx.ratePlanId,
+      split_plan: tx.splitPlanId,
+      split: SplitViewDto.of(tx),
+      split_rules: rules.map(SplitRuleResponseDto.of),
+      pix: tx.pix,
+      boleto: tx.boleto,
+      decline_reason: tx.declineReason,
+      created_at: tx.createdAt.toISOString(),
+      updated_at: tx.updatedAt.toISOString(),
+      approved_at: tx.approvedAt?.toISOString() ?? null,
+      voided_at: tx.voidedAt?.toISOString() ?? null,
+      void_reason: tx.voidReason,
+    };
+  }
 }

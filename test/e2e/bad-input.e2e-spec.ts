@@ -1,0 +1,115 @@
+import { createSeller, createUser, TestUser } from '../support/identity';
+import { LogCapture } from '../support/log-capture';
+import { payingSeller } from '../support/payments';
+import { startTestApp, TestApp } from '../support/test-app';
+
+/** Input no validator should ever see: absurd nesting, ill-formed UTF-16. Always 400, never 500. */
+describe('bad input', () => {
+  let t: TestApp;
+  let superuser: TestUser;
+  const logs = new LogCapture();
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { LOG_LEVEL: 'info' }, logDestination: logs });
+    superuser = await createUser(t, { superuser: true });
+  });
+  afterAll(() => t.close());
+
+  const json = (rawBody: string) => ({ rawBody, headers: { 'content-type': 'application/json' } });
+  const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+
+  describe('deeply nested JSON', () => {
+    it.each([
+      ['an array 3,600 levels deep', nested(3600)],
+      ['objects 65 levels deep', '{"a":'.repeat(65) + '1' + '}'.repeat(65)],
+      ['a 1 MB body of brackets', nested(512 * 1024 - 1)],
+    ])('refuses %s with 400 invalid_json, before authentication', async (_name, body) => {
+      for (const path of ['/user/login/', '/sellers/', '/user/register']) {
+        const res = await t.http.post(path, undefined, json(body));
+        expect(res.status).toBe(400);
+        expect(res.body).toMatchObject({
+          statusCode: 400,
+          code: 'invalid_json',
+          message: 'The request body nests arrays and objects deeper than 64 levels.',
+          request_id: expect.any(String),
+        });
+      }
+    });
+
+    it('takes nesting of 64 levels to validation as usual', async () => {
+      const body = `{"email": "a@b.co", "password": ${nested(63)}}`;
+      const res = await t.http.post('/user/login/', undefined, json(body));
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('validation_failed');
+      expect(res.body.errors.password).toBeDefined();
+    });
+
+    it('logs no stack for it', async () => {
+      const res = await t.http.post('/user/login/', undefined, json(nested(5000)));
+      const lines = logs.lines.filter((l) => l.includes(res.body.request_id));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).not.toMatch(/"stack"|RangeError/);
+    });
+  });
+
+  describe('ill-formed UTF-16 (lone surrogates)', () => {
+    const lone = '\ud800@x.co';
+
+    it('answers 400 with the field path on every form with an e-mail', async () => {
+      const sellerId = await createSeller(t, superuser);
+      const seller = await payingSeller(t, superuser);
+      const cases: Array<[string, unknown, string, string | undefined]> = [
+        ['/user/register', { email: lone, password: 'correct horse battery', name: 'X' }, 'email', undefined],
+        ['/user/login', { email: lone, password: 'x' }, 'email', undefined],
+        ['/user/passwordrecovery', { email: lone }, 'email', undefined],
+        [
+          '/sellers/',
+          { name: 'Loja', document: '11222333000181', email: lone, phone: '+5511999999999' },
+          'email',
+          superuser.access,
+        ],
+        [`/sellers/${sellerId}/accesses`, { email: lone, role: 'admin' }, 'email', superuser.access],
+        [
+          `/unified/accounts/sellers/${seller.sellerId}/transactions/`,
+          { amount: '10.00', payment_type: 'pix', customer: { name: 'Ana', email: lone } },
+          'customer.email',
+          superuser.access,
+        ],
+      ];
+      for (const [path, body, field, token] of cases) {
+        const res = await t.http.post(path, body, { token });
+        expect({ path, status: res.status, errors: res.body.errors }).toEqual({
+          path,
+          status: 400,
+          errors: { [field]: ['must be well-formed Unicode (no lone surrogate code points)'] },
+        });
+        expect(res.body.code).toBe('validation_failed');
+        expect(res.body.request_id).toEqual(expect.any(String));
+      }
+    });
+
+    it('answers 400 for a lone surrogate in a key', async () => {
+      const key = await t.http.post('/user/login', undefined, json('{"email":"a@b.co","\\udc00":"x"}'));
+      expect(key.status).toBe(400);
+      expect(key.body.errors).toEqual({ '\udc00': ['must be well-formed Unicode (no lone surrogate code points)'] });
+    });
+
+    it('answers a path that is not percent-encoded UTF-8 (a lone surrogate) with 400 and the error body', async () => {
+      const res = await t.http.get('/sellers/%ED%A0%80', { token: superuser.access });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        statusCode: 400,
+        error: 'Bad Request',
+        code: 'invalid_url',
+        message: 'The request path is not valid percent-encoded UTF-8.',
+        request_id: res.headers.get('x-request-id'),
+      });
+    });
+
+    it('keeps percent sequences of the query that are not UTF-8 as they were sent (well-formed text)', async () => {
+      const res = await t.http.get('/plans/plans/rates?search=a%ED%A0%80', { token: superuser.access });
+      expect(res.status).toBe(200);
+      expect(res.body.results).toEqual([]);
+    });
+  });
+});

@@ -1,0 +1,121 @@
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findFreePort } from '../../src/common/net/free-port';
+import { isProcessAlive } from '../../src/database/data-dir-lock';
+import { spawnApi } from '../support/api-process';
+import { createTestDatabase, dropTestDatabase } from '../support/database';
+import { TcpProxy } from '../support/tcp-proxy';
+
+/** Start-up and stop of real API processes: an absent database, a crash, `npm start`. */
+describe('process lifecycle', () => {
+  const until = async (condition: () => boolean, what: string, timeoutMs = 30_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  describe('DATABASE_URL', () => {
+    it('pointing at nothing: retries for DATABASE_WAIT_TIMEOUT, then stops with a message naming it, no password', async () => {
+      const port = await findFreePort();
+      const api = await spawnApi({
+        DATABASE_URL: `postgres://payments:sekret-pw@127.0.0.1:${port}/payments`,
+        DATABASE_WAIT_TIMEOUT: '2',
+      });
+      const exit = await api.exited;
+      expect(exit.code).toBe(1);
+      const output = api.output();
+      expect(output).toMatch(
+        new RegExp(`DATABASE_URL \\(postgres://\\*\\*\\*@127\\.0\\.0\\.1:${port}/payments\\) is not reachable`),
+      );
+      expect(output).toMatch(/Cannot reach the database of DATABASE_URL .* after 2 s \(\d+ attempts\): .*ECONNREFUSED/);
+      expect(output).not.toContain('sekret-pw');
+    });
+
+    it('starts once the database becomes reachable within the wait', async () => {
+      const databaseUrl = await createTestDatabase();
+      const target = new URL(databaseUrl);
+      const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+      proxy.port = await findFreePort();
+      const api = await spawnApi({ DATABASE_URL: proxy.urlFor(databaseUrl), DATABASE_WAIT_TIMEOUT: '60' });
+      try {
+        await until(() => /is not reachable/.test(api.output()), 'the first failed attempt', 60_000);
+        await proxy.start(proxy.port);
+        await api.ready();
+        expect(api.output()).toMatch(/The database of DATABASE_URL \(.*\) answers now/);
+        api.child.kill('SIGTERM');
+        expect(await api.exited).toEqual({ code: 0, signal: null });
+      } finally {
+        api.child.kill('SIGKILL');
+        await proxy.cut();
+        await dropTestDatabase(databaseUrl);
+      }
+    });
+  });
+
+  describe('embedded PostgreSQL', () => {
+    let dataDir: string;
+    const postmasterPid = () =>
+      Number.parseInt(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0], 10);
+
+    beforeAll(() => {
+      dataDir = mkdtempSync(join(tmpdir(), 'payments-lifecycle-'));
+      chmodSync(dataDir, 0o755); // the cluster runs as the "postgres" user when tests run as root
+    });
+    afterAll(() => {
+      if (existsSync(join(dataDir, 'postgres', 'postmaster.pid'))) {
+        const pid = postmasterPid();
+        if (isProcessAlive(pid)) process.kill(pid, 'SIGINT');
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    it('after kill -9 of the API, the next start stops the leftover PostgreSQL, says so, and runs', async () => {
+      const first = await spawnApi({ DATABASE_URL: '', DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+      await first.ready();
+      const leftover = postmasterPid();
+      first.child.kill('SIGKILL');
+      await first.exited;
+      expect(isProcessAlive(leftover)).toBe(true);
+
+      const second = await spawnApi({ DATABASE_URL: '', DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+      try {
+        await second.ready();
+        expect(second.output()).toContain(`still running (pid ${leftover})`);
+        expect(second.output()).toContain(`The leftover PostgreSQL (pid ${leftover}) has stopped`);
+        expect(isProcessAlive(leftover)).toBe(false);
+        const current = postmasterPid();
+        expect(current).not.toBe(leftover);
+        expect((await fetch(`${second.baseUrl}/health/ready`)).status).toBe(200);
+
+        second.child.kill('SIGTERM');
+        expect(await second.exited).toEqual({ code: 0, signal: null });
+        expect(isProcessAlive(current)).toBe(false);
+        expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+      } finally {
+        second.child.kill('SIGKILL');
+      }
+    });
+
+    it('SIGTERM to `npm start` stops the API and its PostgreSQL', async () => {
+      const npm = await spawnApi({ DATABASE_URL: '', DATA_DIR: dataDir }, ['npm', 'start']);
+      try {
+        await npm.ready(120_000);
+        const apiPid = Number.parseInt(readFileSync(join(dataDir, 'instance.lock'), 'utf8'), 10);
+        const postgresPid = postmasterPid();
+        expect(apiPid).not.toBe(npm.child.pid);
+        expect(isProcessAlive(apiPid) && isProcessAlive(postgresPid)).toBe(true);
+
+        npm.child.kill('SIGTERM');
+        await npm.exited;
+        await until(() => !isProcessAlive(apiPid) && !isProcessAlive(postgresPid), 'the API and PostgreSQL to stop');
+        expect(npm.output()).toMatch(/SIGTERM received: draining requests/);
+        expect(npm.output()).toMatch(/Stopped/);
+      } finally {
+        npm.child.kill('SIGKILL');
+      }
+    });
+  });
+});
