@@ -1,7 +1,7 @@
 import autocannon from 'autocannon';
 import { Client } from 'pg';
-import { median, printRatio } from './measure';
-import { BENCH_JWT_SECRET, benchDatabase, startServer } from './support';
+import { printRatio } from './measure';
+import { benchDatabase, serverEnv, serviceAgainstBare, startServer } from './support';
 import { setUp } from './transactions.bench';
 
 /**
@@ -11,13 +11,7 @@ import { setUp } from './transactions.bench';
  */
 export async function chargesBenchmark(): Promise<void> {
   const db = await benchDatabase();
-  const env = {
-    DATABASE_URL: db.url,
-    JWT_SECRET: BENCH_JWT_SECRET,
-    LOG_LEVEL: 'warn',
-    WORKERS_IN_API: 'false',
-    NODE_ENV: 'production',
-  };
+  const env = serverEnv(db.url);
   const api = await startServer('dist/src/main.js', env);
   const sql = new Client({ connectionString: db.url });
   await sql.connect();
@@ -27,14 +21,11 @@ export async function chargesBenchmark(): Promise<void> {
     const path = `/unified/accounts/sellers/${sellerId}/transactions/`;
     const bare = await startServer('dist/bench/minimal-charge-server.js', env);
     try {
-      const rates: Record<'service' | 'bare', number[]> = { service: [], bare: [] };
-      for (const base of [api.url, bare.url]) await charges(base + path, token, 2); // warm-up
-      for (let round = 0; round < 3; round++) {
-        rates.service.push(await charges(api.url + path, token, 5));
-        rates.bare.push(await charges(bare.url + path, token, 5));
-      }
-      const service = median(rates.service);
-      const yardstick = median(rates.bare);
+      const rates = await serviceAgainstBare((base, seconds) => charges(base + path, token, seconds), {
+        service: api.url,
+        bare: bare.url,
+      });
+      const [service, yardstick] = [rates.service, rates.bare];
       console.log('\nCard charges (sandbox), 32 connections (charges per second, median of 3 interleaved rounds)');
       console.log(`  service (NestJS, guard, TypeORM)      ${Math.round(service).toString().padStart(8)}/s`);
       console.log(`  bare Fastify + pg, same rows          ${Math.round(yardstick).toString().padStart(8)}/s`);

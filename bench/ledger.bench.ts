@@ -3,7 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { Client } from 'pg';
 import { median, printRatio } from './measure';
-import { BENCH_JWT_SECRET, benchDatabase, startServer } from './support';
+import { benchDatabase, serverEnv, startServer } from './support';
 
 /**
  * Ledger throughput: internal transfers per second through HTTP (JWT, 32 connections, 100
@@ -13,13 +13,7 @@ import { BENCH_JWT_SECRET, benchDatabase, startServer } from './support';
  */
 export async function ledgerBenchmark(): Promise<void> {
   const db = await benchDatabase();
-  const env = {
-    DATABASE_URL: db.url,
-    JWT_SECRET: BENCH_JWT_SECRET,
-    LOG_LEVEL: 'warn',
-    WORKERS_IN_API: 'false',
-    NODE_ENV: 'production',
-  };
+  const env = serverEnv(db.url);
   const [api, second] = [await startServer('dist/src/main.js', env), await startServer('dist/src/main.js', env)];
   const pgbench = findPgbench();
   const pgbenchDb = await createPgbenchDatabase(db.url, pgbench);

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { SAMPLE_RATE_PLANS_FILE } from '../src/config/paths';
 import { encodeCursor } from '../src/common/pagination/pagination';
-import { median, printRatio } from './measure';
-import { BENCH_JWT_SECRET, benchDatabase, medianLatency, startServer } from './support';
+import { printRatio } from './measure';
+import { benchDatabase, medianLatency, serverEnv, serviceAgainstBare, startServer } from './support';
 
 /**
  * Unified transactions:
@@ -16,13 +16,7 @@ import { BENCH_JWT_SECRET, benchDatabase, medianLatency, startServer } from './s
  */
 export async function transactionsBenchmark(): Promise<void> {
   const db = await benchDatabase();
-  const env = {
-    DATABASE_URL: db.url,
-    JWT_SECRET: BENCH_JWT_SECRET,
-    LOG_LEVEL: 'warn',
-    WORKERS_IN_API: 'false',
-    NODE_ENV: 'production',
-  };
+  const env = serverEnv(db.url);
   const api = await startServer('dist/src/main.js', env);
   const sql = new Client({ connectionString: db.url });
   await sql.connect();
@@ -72,14 +66,10 @@ export async function transactionsBenchmark(): Promise<void> {
     const detailPath = `/unified/accounts/sellers/${sellerId}/transactions/${rows[0].id}/`;
     const minimal = await startServer('dist/bench/minimal-detail-server.js', env);
     try {
-      const rates: Record<'service' | 'minimal', number[]> = { service: [], minimal: [] };
-      for (const base of [api.url, minimal.url]) await load(base + detailPath, headers, 2); // warm-up
-      for (let round = 0; round < 3; round++) {
-        rates.service.push(await load(api.url + detailPath, headers, 5));
-        rates.minimal.push(await load(minimal.url + detailPath, headers, 5));
-      }
-      const service = median(rates.service);
-      const bare = median(rates.minimal);
+      const { service, bare } = await serviceAgainstBare((base, seconds) => load(base + detailPath, headers, seconds), {
+        service: api.url,
+        bare: minimal.url,
+      });
       console.log(
         '\n(b) Authenticated detail GET, 32 connections (requests per second, median of 3 interleaved rounds)',
       );
