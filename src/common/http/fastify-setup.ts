@@ -92,6 +92,7 @@ export function createFastifyAdapter(options: {
     const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
     const seconds = reply.elapsedTime / 1000;
     metrics.observe(request.method, route, reply.statusCode, seconds);
+    if (!(request.log as Logger).isLevelEnabled('info')) return; // the line would be dropped: do not build it
     const { request_id: _bound, ...who } = requestLogFieldsOf(request);
     request.log.info(
       {
