@@ -1,7 +1,9 @@
 import { chargesBenchmark } from './charges.bench';
 import { ledgerBenchmark } from './ledger.bench';
+import { renewalsBenchmark } from './renewals.bench';
 import { splitBenchmark } from './split.bench';
 import { transactionsBenchmark } from './transactions.bench';
+import { webhooksBenchmark } from './webhooks.bench';
 
 /**
  * `npm run bench -- [name ...]`: runs the named benchmarks (all without a name). Each prints
@@ -13,6 +15,8 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   transactions: transactionsBenchmark,
   ledger: ledgerBenchmark,
   charges: chargesBenchmark,
+  renewals: renewalsBenchmark,
+  webhooks: webhooksBenchmark,
 };
 
 async function main(): Promise<void> {

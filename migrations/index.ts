@@ -8,6 +8,8 @@ import { LedgerDepositsPayouts1763800100000 } from './1763800100000-ledger-depos
 import { IdempotencyOwnerScope1763800200000 } from './1763800200000-idempotency-owner-scope';
 import { AuditLogPages1763800300000 } from './1763800300000-audit-log-pages';
 import { UsersAdmin1763800310000 } from './1763800310000-users-admin';
+import { Webhooks1763800400000 } from './1763800400000-webhooks';
+import { Subscriptions1763800600000 } from './1763800600000-subscriptions';
 import { CredentialNotifications1763800800000 } from './1763800800000-credential-notifications';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
@@ -22,5 +24,7 @@ export const migrations = [
   IdempotencyOwnerScope1763800200000,
   AuditLogPages1763800300000,
   UsersAdmin1763800310000,
+  Webhooks1763800400000,
+  Subscriptions1763800600000,
   CredentialNotifications1763800800000,
 ];

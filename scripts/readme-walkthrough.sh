@@ -18,6 +18,8 @@ chmod 755 "$WORK" # as root, the embedded PostgreSQL runs as the "postgres" user
 API_LOG=$WORK/api.log
 export PORT API_LOG DATA_DIR=$WORK/data LOG_LEVEL=info
 unset DATABASE_URL SMTP_URL NODE_ENV
+# The webhooks block registers a local receiver URL, as in "Local development" there.
+export WEBHOOKS_ALLOW_PRIVATE_URLS=true
 
 # ---- the blocks: one file each, named by their section
 mkdir -p "$WORK/blocks"

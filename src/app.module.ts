@@ -15,8 +15,10 @@ import { MetricsRepository } from './metrics/metrics.repository';
 import { OperationsMetrics } from './metrics/operations-metrics';
 import { PlansModule } from './plans/plans.module';
 import { SellersModule } from './sellers/sellers.module';
+import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 import { TransactionsModule } from './transactions/transactions.module';
 import { SandboxDepositsModule } from './virtual-accounts/sandbox-deposits.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -34,6 +36,7 @@ class ConfigHolderModule {}
 @Module({})
 export class AppModule {
   static register(options: AppModuleOptions): DynamicModule {
+    const transactions = TransactionsModule.register(options.config);
     return {
       module: AppModule,
       imports: [
@@ -54,8 +57,10 @@ export class AppModule {
         SellersModule,
         ApiKeysModule,
         PlansModule,
-        TransactionsModule.register(options.config),
+        transactions,
+        SubscriptionsModule.register(transactions),
         ...(options.config.paymentsProcessor === 'sandbox' ? [SandboxDepositsModule] : []),
+        WebhooksModule,
         HealthModule,
         AuditModule,
         ...(options.imports ?? []),

@@ -13,6 +13,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { generateOpenApiDocument, serializeOpenApi } from './openapi/generate';
 import { APP_CONFIG, AppConfig, ConfigError, localBaseUrl } from './config/config';
 import { prepareRuntime } from './runtime';
+import { SubscriptionRenewals } from './subscriptions/subscription-renewals.service';
 
 /** The admin command line: `npm run cli -- <command>`. */
 const program = new Command()
@@ -99,6 +100,24 @@ program
       console.log(`  plans:     rate ${summary.ratePlanId}, split ${summary.splitPlanId}`);
       console.log(`\nTry it (with \`npm start\` running at ${baseUrl}):\n`);
       for (const line of demoCurlLines(summary, baseUrl)) console.log(line);
+    });
+  });
+
+program
+  .command('subscriptions:renew')
+  .description('run the subscription renewal job once: charge, retry, expire and cancel what is due as of --now')
+  .option('--now <iso>', 'the time to run as of (ISO 8601), default the current time')
+  .action(async (options: { now?: string }) => {
+    const now = options.now === undefined ? new Date() : new Date(options.now);
+    if (Number.isNaN(now.getTime())) throw new Error('--now must be an ISO 8601 time, e.g. 2027-03-31T12:00:00Z');
+    await withApplication(async (app) => {
+      const summary = await app.get(SubscriptionRenewals).run(now);
+      console.log(
+        `Renewals as of ${now.toISOString()}: ${summary.charged} charged, ${summary.declined} declined, ` +
+          `${summary.awaitingPix} pix charges sent, ${summary.pastDue} past due, ${summary.canceled} canceled, ` +
+          `${summary.recovered} interrupted charges recovered, ${summary.errors} errors.`,
+      );
+      if (summary.errors > 0) process.exitCode = 1;
     });
   });
 

@@ -18,6 +18,12 @@ export interface AccessRule {
   superuser?: boolean;
   /** An unknown seller answers 400 `Seller not found.` instead of 404 (API key routes, spec 4.1). */
   unknownSellerIsBadRequest?: boolean;
+  /**
+   * Bearer tokens of this shape are neither sessions nor keys: the guard lets them through
+   * unauthenticated (no `request.user`) and the handler verifies them itself (a subscriber's
+   * manage token). Other tokens follow the rule as usual.
+   */
+  handlerVerifiedToken?: RegExp;
 }
 
 /**

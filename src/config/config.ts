@@ -62,6 +62,29 @@ const envSchema = z
     SMTP_URL: urlWithProtocol(['smtp:', 'smtps:']).optional(),
     MAIL_FROM: z.string().min(3).default('Seller Payments <no-reply@payments.local>'),
     WEBHOOKS_ALLOW_PRIVATE_URLS: booleanFlag.default(false),
+    WEBHOOKS_RETRY_SCALE: z.coerce
+      .number({ message: 'must be a number greater than 0 and at most 1' })
+      .gt(0, { message: 'must be a number greater than 0 and at most 1' })
+      .max(1, { message: 'must be a number greater than 0 and at most 1' })
+      .default(1),
+    WEBHOOKS_TIMEOUT_SECONDS: z.coerce
+      .number({ message: 'must be a whole number of seconds between 1 and 60' })
+      .int({ message: 'must be a whole number of seconds between 1 and 60' })
+      .min(1, { message: 'must be a whole number of seconds between 1 and 60' })
+      .max(60, { message: 'must be a whole number of seconds between 1 and 60' })
+      .default(15),
+    WEBHOOKS_CONCURRENCY: z.coerce
+      .number({ message: 'must be an integer between 1 and 1000' })
+      .int({ message: 'must be an integer between 1 and 1000' })
+      .min(1, { message: 'must be an integer between 1 and 1000' })
+      .max(1000, { message: 'must be an integer between 1 and 1000' })
+      .default(64),
+    WEBHOOKS_ENDPOINT_CONCURRENCY: z.coerce
+      .number({ message: 'must be an integer between 1 and 100' })
+      .int({ message: 'must be an integer between 1 and 100' })
+      .min(1, { message: 'must be an integer between 1 and 100' })
+      .max(100, { message: 'must be an integer between 1 and 100' })
+      .default(8),
     PAYMENTS_PROCESSOR: z.enum(['sandbox'], { message: 'must be "sandbox"' }).default('sandbox'),
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
@@ -116,6 +139,13 @@ export interface AppConfig {
   smtpUrl?: string;
   mailFrom: string;
   webhooksAllowPrivateUrls: boolean;
+  /** Multiplies every webhook retry delay and the 5-day disabling window (tests make them short). */
+  webhooksRetryScale: number;
+  webhooksTimeoutSeconds: number;
+  /** Webhook requests in flight at once in one worker process. */
+  webhooksConcurrency: number;
+  /** Webhook requests in flight at once to one endpoint, across all workers. */
+  webhooksEndpointConcurrency: number;
   paymentsProcessor: Environment['PAYMENTS_PROCESSOR'];
   logLevel: Environment['LOG_LEVEL'];
   workersInApi: boolean;
@@ -183,6 +213,10 @@ export function toAppConfig(env: Environment, resolved: { databaseUrl: string; j
     smtpUrl: env.SMTP_URL,
     mailFrom: env.MAIL_FROM,
     webhooksAllowPrivateUrls: env.WEBHOOKS_ALLOW_PRIVATE_URLS,
+    webhooksRetryScale: env.WEBHOOKS_RETRY_SCALE,
+    webhooksTimeoutSeconds: env.WEBHOOKS_TIMEOUT_SECONDS,
+    webhooksConcurrency: env.WEBHOOKS_CONCURRENCY,
+    webhooksEndpointConcurrency: env.WEBHOOKS_ENDPOINT_CONCURRENCY,
     paymentsProcessor: env.PAYMENTS_PROCESSOR,
     logLevel: env.LOG_LEVEL,
     workersInApi: env.WORKERS_IN_API,

@@ -8,7 +8,7 @@ export class JobsModule {
     return {
       module: JobsModule,
       providers: [{ provide: RUN_WORKERS, useValue: runWorkers }, JobQueue],
-      exports: [JobQueue],
+      exports: [JobQueue, RUN_WORKERS],
     };
   }
 }

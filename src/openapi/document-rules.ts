@@ -23,8 +23,12 @@ export const TAGS: Record<string, string> = {
   'virtual accounts': 'Double-entry balances of unified accounts: statement, deposits, payments and transfers.',
   operations: 'Health checks and Prometheus metrics for the platform that runs the service.',
   'users admin': "Superusers' view of the user accounts: search, deactivate (tokens stop at once), grant superuser.",
+  webhooks:
+    "A seller's webhook endpoints (managed with its API key), their Standard Webhooks deliveries and attempts, and its events.",
   'audit log':
     'Append-only record of every privileged or money-affecting action by a person, written in the same transaction.',
+  subscriptions:
+    'Recurring plans of a seller and their subscribers: public subscribe (card on file or pix), renewals, dunning and cancellation.',
 };
 
 /** Extension the access decorators write; turned into a sentence of the operation's description. */

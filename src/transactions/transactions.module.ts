@@ -8,6 +8,7 @@ import { SplitModule } from '../split/split.module';
 import { SplitRule } from './entities/split-rule.entity';
 import { Transaction } from './entities/transaction.entity';
 import { PAYMENT_PROCESSOR } from './processor/payment-processor';
+import { SandboxCardTokensRepository } from './processor/sandbox-card-tokens.repository';
 import { SandboxChargesRepository } from './processor/sandbox-charges.repository';
 import { SandboxProcessor } from './processor/sandbox.processor';
 import { SandboxController } from './sandbox.controller';
@@ -37,7 +38,7 @@ export class TransactionsModule {
         TransactionsRepository,
         TransactionsService,
         TransactionSettlements,
-        ...(sandbox ? [SandboxChargesRepository] : []),
+        ...(sandbox ? [SandboxChargesRepository, SandboxCardTokensRepository] : []),
         { provide: PAYMENT_PROCESSOR, useClass: PROCESSORS[config.paymentsProcessor] },
       ],
       exports: [TransactionsService, TransactionSettlements],

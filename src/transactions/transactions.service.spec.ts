@@ -11,7 +11,14 @@ import { PlansService } from '../plans/plans.service';
 import { SellersService } from '../sellers/sellers.service';
 import { SplitService } from '../split/split.service';
 import type { CreateTransactionDto, TransactionResponseDto } from './dto/transaction.dto';
-import type { ChargeRequest, ChargeResult, ChargeStatus, PaymentProcessor } from './processor/payment-processor';
+import type {
+  CardData,
+  CardToken,
+  ChargeRequest,
+  ChargeResult,
+  ChargeStatus,
+  PaymentProcessor,
+} from './processor/payment-processor';
 import { TransactionSettlements } from './transaction-settlements';
 import { PROCESSOR_VOID_JOB, TransactionsService } from './transactions.service';
 import { TransactionsRepository } from './transactions.repository';
@@ -40,6 +47,16 @@ class FakeProcessor implements PaymentProcessor {
   async chargeStatus(transactionId: string): Promise<ChargeStatus | null> {
     if (this.statusFails) throw new Error('processor unreachable');
     return this.charges.get(transactionId) ?? null;
+  }
+
+  async tokenizeCard(card: CardData): Promise<CardToken> {
+    return {
+      token: `fake_tok_${card.number.slice(-4)}`,
+      brand: 'Visa',
+      last4: card.number.slice(-4),
+      expMonth: card.expMonth,
+      expYear: card.expYear,
+    };
   }
 
   async void(charge: { transactionId: string }): Promise<void> {
@@ -224,6 +241,56 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
     });
     const declined = await service.create(sellerId, card);
     expect(declined).toMatchObject({ status: 'declined', decline_reason: 'insufficient_funds' });
+  });
+
+  it('charges a card on file by its token under the charge rules without a card; refuses a card too, pix and bad fields', async () => {
+    const requests: ChargeRequest[] = [];
+    processor.behaviour = async (request) => {
+      requests.push(request);
+      return processor.take(request);
+    };
+    const onFile = await service.tokenizeCard(CARDS.visa);
+    const byToken = { amount: '49.90', payment_type: 'credit' as const, description: 'renewal' };
+    const charged = await service.create(sellerId, byToken, 'subscription', onFile);
+    expect(charged).toMatchObject({
+      status: 'approved',
+      card_brand: 'Visa',
+      card_last4: '1111',
+      source: 'subscription',
+    });
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatchObject({ cardToken: onFile.token, paymentType: 'credit' });
+    expect(requests[0].card).toBeUndefined();
+
+    const refused = (input: CreateTransactionDto) =>
+      service.create(sellerId, input, 'subscription', onFile).then(
+        () => undefined,
+        (error: { status: number; errors: unknown }) => ({ status: error.status, errors: error.errors }),
+      );
+    expect(await refused({ ...byToken, card: CARDS.visa })).toEqual({
+      status: 400,
+      errors: { card: ['should not exist'] },
+    });
+    expect(await refused({ ...byToken, payment_type: 'pix' })).toEqual({
+      status: 400,
+      errors: { payment_type: ['must be credit or debit for a card on file'] },
+    });
+    expect(await refused({ ...byToken, amount: '1.999', installments: 0 })).toMatchObject({
+      status: 400,
+      errors: { amount: expect.any(Array), installments: expect.any(Array) },
+    });
+    expect(requests).toHaveLength(1);
+  });
+
+  it('tokenizes only a card that passes CardDto rules, with the field paths of its problems', async () => {
+    const error = await service.tokenizeCard({ ...CARDS.visa, number: '4111111111111112', exp_year: 2001 }).then(
+      () => undefined,
+      (e: { status: number; errors: unknown }) => ({ status: e.status, errors: e.errors }),
+    );
+    expect(error).toEqual({
+      status: 400,
+      errors: { number: ['is not a valid card number'], exp_year: ['the card has expired'] },
+    });
   });
 
   it("answers the request's Idempotency-Key only for a charge asked through the API", async () => {

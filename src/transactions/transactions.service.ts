@@ -23,6 +23,8 @@ import type { EntryMode } from '../split/table';
 import { recordAudit } from '../audit/audit-log';
 import { EventType, recordEvent, recordEvents } from '../webhooks/outbox';
 import {
+  CardDto,
+  CardOnFileChargeDto,
   CreateSplitRuleDto,
   CreateTransactionDto,
   SplitRuleResponseDto,
@@ -33,6 +35,7 @@ import type { Transaction } from './entities/transaction.entity';
 import { detectBrand } from './processor/card';
 import {
   CardData,
+  CardToken,
   ChargeResult,
   ChargeStatus,
   PAYMENT_PROCESSOR,
@@ -88,24 +91,27 @@ export class TransactionsService implements OnModuleInit {
   /**
    * Charges a payment. Only a charge the API was asked for (`source` 'api') answers the request's
    * Idempotency-Key; one made on behalf of another change (a checkout, a subscription) keeps
-   * apart from it, so that it never records its answer as that request's answer.
+   * apart from it, so that it never records its answer as that request's answer. `cardOnFile` (a
+   * token from tokenizeCard) pays a credit or debit charge instead of `input.card` (subscriptions).
    */
   create(
     sellerId: string,
     input: CreateTransactionDto,
     source: TransactionSource = 'api',
+    cardOnFile?: CardToken,
   ): Promise<TransactionResponseDto> {
     return source === 'api'
-      ? this.createCharge(sellerId, input, source)
-      : outsideIdempotencyKey(() => this.createCharge(sellerId, input, source));
+      ? this.createCharge(sellerId, input, source, cardOnFile)
+      : outsideIdempotencyKey(() => this.createCharge(sellerId, input, source, cardOnFile));
   }
 
   private async createCharge(
     sellerId: string,
     input: CreateTransactionDto,
     source: TransactionSource,
+    cardOnFile?: CardToken,
   ): Promise<TransactionResponseDto> {
-    const payment = await this.checkPayment(input);
+    const payment = await this.checkPayment(input, cardOnFile);
     const resumed = resumedResource();
     if (resumed) return this.resume(sellerId, resumed, payment, input);
     const seller = await this.sellers.find(sellerId);
@@ -140,7 +146,7 @@ export class TransactionsService implements OnModuleInit {
       paymentType: input.payment_type,
       installments: payment.installments,
       cardBrand: payment.brand,
-      cardLast4: payment.card ? payment.card.number.slice(-4) : null,
+      cardLast4: payment.card ? payment.card.number.slice(-4) : (cardOnFile?.last4 ?? null),
       entryMode: payment.entryMode,
       status: 'pending',
       description: input.description ?? null,
@@ -188,6 +194,7 @@ export class TransactionsService implements OnModuleInit {
         paymentType: input.payment_type,
         installments: payment.installments,
         card: payment.card,
+        cardToken: payment.cardToken,
         description: input.description ?? null,
         customer: input.customer ?? null,
       });
@@ -276,27 +283,36 @@ export class TransactionsService implements OnModuleInit {
   async reconcileInterrupted(olderThanMinutes = INTERRUPTED_AFTER_MINUTES): Promise<number> {
     let resolved = 0;
     for (const stale of await this.transactions.findInterruptedCardCharges(olderThanMinutes)) {
-      let known: ChargeStatus | null;
-      try {
-        known = await this.processor.chargeStatus(stale.id);
-      } catch (error) {
-        this.logger.warn({ err: error, transaction: stale.id }, 'The processor did not answer; reconciled later');
-        continue;
-      }
-      if (known?.status === 'pending') continue; // the processor is still working on it
-      if (known) {
-        await this.settle(stale.id, known);
-      } else {
-        await this.dataSource.transaction(async (manager) => {
-          const current = (await this.transactions.lockById(manager, stale.id))!;
-          if (current.status === 'pending' && current.processorReference === null) {
-            await this.voidInterrupted(manager, current, 'charge_interrupted');
-          }
-        });
-      }
-      resolved++;
+      if (await this.reconcile(stale.id)) resolved++;
     }
     return resolved;
+  }
+
+  /**
+   * Resolves one charge whose charging process is known to be gone (a dead renewal worker), or
+   * found stale by reconcileInterrupted: asks the processor, settles what it charged, voids what
+   * it never received. False when the processor did not answer or is still working on it.
+   */
+  async reconcile(id: string): Promise<boolean> {
+    let known: ChargeStatus | null;
+    try {
+      known = await this.processor.chargeStatus(id);
+    } catch (error) {
+      this.logger.warn({ err: error, transaction: id }, 'The processor did not answer; reconciled later');
+      return false;
+    }
+    if (known?.status === 'pending') return false; // the processor is still working on it
+    if (known) {
+      await this.settle(id, known);
+    } else {
+      await this.dataSource.transaction(async (manager) => {
+        const current = (await this.transactions.lockById(manager, id))!;
+        if (current.status === 'pending' && current.processorReference === null) {
+          await this.voidInterrupted(manager, current, 'charge_interrupted');
+        }
+      });
+    }
+    return true;
   }
 
   /** Voids a pending charge that never completed, and tells the processor (a late charge is undone). */
@@ -487,28 +503,44 @@ export class TransactionsService implements OnModuleInit {
   }
 
   /**
-   * The charge's values, once its DTO's rules (API.md section 8, declared on CreateTransactionDto)
-   * have passed: also for callers in other areas that build the input in code.
+   * Keeps a card on file with the processor, once CardDto's rules (Luhn, brand, expiry) have
+   * passed: answers the token and what may be shown of the card. The card is not charged.
    */
-  private async checkPayment(raw: CreateTransactionDto): Promise<CheckedPayment> {
-    const input = await assertValid(CreateTransactionDto, raw);
+  async tokenizeCard(card: CardDto): Promise<CardToken> {
+    return this.processor.tokenizeCard(toCardData(await assertValid(CardDto, card)));
+  }
+
+  /**
+   * The charge's values, once its DTO's rules (API.md section 8) have passed: CreateTransactionDto's,
+   * or with a card on file CardOnFileChargeDto's (a credit or debit charge without a card, which
+   * the token stands for). Also for callers in other areas that build the input in code.
+   */
+  private async checkPayment(raw: CreateTransactionDto, cardOnFile?: CardToken): Promise<CheckedPayment> {
+    const input = cardOnFile
+      ? await assertValid(CardOnFileChargeDto, raw as CardOnFileChargeDto)
+      : await assertValid(CreateTransactionDto, raw);
     const amount = checkMoney(input.amount);
     if (!amount.ok) throw ValidationError.of('amount', amount.message);
-    const card = input.card && {
-      number: input.card.number,
-      holderName: input.card.holder_name,
-      expMonth: input.card.exp_month,
-      expYear: input.card.exp_year,
-      cvv: input.card.cvv,
-    };
+    const card = 'card' in input && input.card ? toCardData(input.card) : undefined;
     return {
       amount: amount.value,
       installments: input.installments ?? 1,
       entryMode: input.entry_mode ?? 'online',
-      brand: card ? detectBrand(card.number) : null,
+      brand: card ? detectBrand(card.number) : (cardOnFile?.brand ?? null),
       card,
+      cardToken: cardOnFile?.token,
     };
   }
+}
+
+function toCardData(card: CardDto): CardData {
+  return {
+    number: card.number,
+    holderName: card.holder_name,
+    expMonth: card.exp_month,
+    expYear: card.exp_year,
+    cvv: card.cvv,
+  };
 }
 
 interface CheckedPayment {
@@ -517,6 +549,8 @@ interface CheckedPayment {
   entryMode: EntryMode;
   brand: string | null;
   card?: CardData;
+  /** A card on file charged instead of `card`. */
+  cardToken?: string;
 }
 
 function filtersOf(query: TransactionListQueryDto): TransactionFilters {

@@ -1,27 +1,30 @@
 import { EntityManager } from 'typeorm';
 
-/** Every event type the service emits (API.md section 5). */
-export const EVENT_TYPES = [
-  'transaction.created',
-  'transaction.approved',
-  'transaction.declined',
-  'transaction.voided',
-  'transaction.split_rule.created',
-  'transaction.split_rule.deleted',
-  'virtual_account.deposit',
-  'virtual_account.deposit.expired',
-  'virtual_account.payment',
-  'virtual_account.transfer',
-  'virtual_account.payout.failed',
-  'checkout.completed',
-  'subscription.created',
-  'subscription.charged',
-  'subscription.past_due',
-  'subscription.canceled',
-  'webhook.test',
-] as const;
+/** Every event type the service emits (API.md section 5), with what it means for a seller. */
+export const EVENT_TYPE_DESCRIPTIONS = {
+  'transaction.created': 'A transaction was created (its status may still be pending).',
+  'transaction.approved': 'A transaction was approved by the processor or a confirmed payment.',
+  'transaction.declined': 'A transaction was declined.',
+  'transaction.voided': 'A transaction was voided (refunded).',
+  'transaction.split_rule.created': 'A split rule was added to a transaction.',
+  'transaction.split_rule.deleted': 'A split rule was removed from a transaction.',
+  'virtual_account.deposit': 'Money was deposited into a virtual account.',
+  'virtual_account.deposit.expired': 'A pending deposit into a virtual account expired unpaid.',
+  'virtual_account.payment': 'A payment was made from a virtual account.',
+  'virtual_account.transfer': 'Money was transferred between virtual accounts.',
+  'virtual_account.payout.failed': 'A payout from a virtual account failed and its money was returned.',
+  'checkout.completed': 'A public checkout (ticketed event) was paid.',
+  'checkout.expired': 'A public checkout expired before it was paid.',
+  'subscription.created': 'A subscription was created.',
+  'subscription.charged': 'A subscription period was charged.',
+  'subscription.past_due': 'A subscription charge failed; the subscription is past due.',
+  'subscription.canceled': 'A subscription was canceled.',
+  'webhook.test': 'A test event sent on request to one endpoint.',
+} as const;
 
-export type EventType = (typeof EVENT_TYPES)[number];
+export type EventType = keyof typeof EVENT_TYPE_DESCRIPTIONS;
+
+export const EVENT_TYPES = Object.keys(EVENT_TYPE_DESCRIPTIONS) as EventType[];
 
 export interface RecordedEvent {
   id: string;

@@ -59,9 +59,11 @@ export function createFastifyAdapter(options: {
 
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    if (!request.is404) return;
+    // A route with parameters may be shadowed by a more specific path that does not serve this method.
+    if (!request.is404 && !request.routeOptions.url?.includes(':')) return;
     // No route for this method: 405 when the path serves others, else 404; before any authentication.
     const allowed = routes.allowedMethods(request.url);
+    if (!request.is404 && allowed.includes(request.method)) return;
     const error =
       allowed.length > 0
         ? new MethodNotAllowedError(request.method, allowed)
@@ -150,24 +152,36 @@ function parseJson(_request: FastifyRequest, body: string | Buffer, done: (err: 
   }
 }
 
-/** A second router holding every registered path, to tell "unknown path" from "wrong method". */
+/**
+ * A second router holding every registered path, to tell "unknown path" from "wrong method".
+ * A path matched by several templates belongs to the most specific one (the most literal
+ * segments): `PATCH /integrations/webhooks/events/` is a method that `/events/` does not serve
+ * (405), not an update of a webhook whose id is "events".
+ */
 function recordRoutes(fastify: FastifyInstance) {
   const router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
   fastify.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const literalSegments = route.url.split('/').filter((s) => s && !s.startsWith(':') && !s.startsWith('*')).length;
     for (const method of methods) {
       if (!METHODS.includes(method as HTTPMethod)) continue;
       try {
-        router.on(method as HTTPMethod, route.url, () => undefined);
+        router.on(method as HTTPMethod, route.url, () => undefined, { literalSegments });
       } catch {
         // the same method and path registered twice: already known
       }
     }
   });
   return {
+    /** The methods the path's most specific template serves (none: an unknown path). */
     allowedMethods(url: string): string[] {
       const path = pathOf(url);
-      return METHODS.filter((method) => router.find(method, path) !== null);
+      const found = METHODS.flatMap((method) => {
+        const match = router.find(method, path);
+        return match ? [{ method, literalSegments: (match.store as { literalSegments: number }).literalSegments }] : [];
+      });
+      const best = Math.max(...found.map((f) => f.literalSegments));
+      return found.filter((f) => f.literalSegments === best).map((f) => f.method);
     },
   };
 }

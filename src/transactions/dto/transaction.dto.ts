@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   IsEmail,
@@ -161,6 +161,17 @@ export class CreateTransactionDto {
     { whenAbsent: true },
   )
   customer?: CustomerDto;
+}
+
+/**
+ * A credit or debit charge paid by a card kept on file (subscriptions): CreateTransactionDto's
+ * rules without its card, which the processor's token stands for (a card sent too is refused).
+ * Built in code, never a request body.
+ */
+export class CardOnFileChargeDto extends OmitType(CreateTransactionDto, ['card', 'payment_type'] as const) {
+  @ApiProperty({ enum: ['credit', 'debit'] })
+  @IsIn(['credit', 'debit'], { message: 'must be credit or debit for a card on file' })
+  payment_type: 'credit' | 'debit';
 }
 
 export class TransactionListQueryDto extends CreatedRangeQueryDto {

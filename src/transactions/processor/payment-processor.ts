@@ -15,6 +15,18 @@ export interface CardData {
   cvv: string;
 }
 
+/**
+ * A card kept on file by the processor: the token charges it later; brand, last 4 and expiry
+ * may be shown. The number and CVV stay with the processor.
+ */
+export interface CardToken {
+  token: string;
+  brand: string;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+}
+
 export interface ChargeRequest {
   /** Our transaction id: the processor's idempotency key. */
   transactionId: string;
@@ -22,6 +34,8 @@ export interface ChargeRequest {
   paymentType: PaymentType;
   installments: number;
   card?: CardData;
+  /** A card on file (from tokenizeCard), charged instead of `card`. */
+  cardToken?: string;
   description?: string | null;
   customer?: { name?: string; email?: string; document?: string } | null;
 }
@@ -50,6 +64,8 @@ export interface PaymentProcessor {
   charge(request: ChargeRequest): Promise<ChargeResult>;
   /** The charge made with this idempotency key (our transaction id); null when the processor never received it. */
   chargeStatus(transactionId: string): Promise<ChargeStatus | null>;
+  /** Keeps a card on file and answers its token; the card is not charged. */
+  tokenizeCard(card: CardData): Promise<CardToken>;
   /**
    * Cancels (card) or withdraws (pix, boleto) a charge, known by its reference or, when the
    * answer was never recorded, by our transaction id (the charge's idempotency key).

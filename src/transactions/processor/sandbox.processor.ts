@@ -1,5 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { ChargeRequest, ChargeResult, ChargeStatus, PaymentProcessor } from './payment-processor';
+import { randomBytes } from 'node:crypto';
+import { detectBrand } from './card';
+import { CardData, CardToken, ChargeRequest, ChargeResult, ChargeStatus, PaymentProcessor } from './payment-processor';
+import { SandboxCardTokensRepository } from './sandbox-card-tokens.repository';
 import { SandboxChargesRepository } from './sandbox-charges.repository';
 import { dateInDays, sandboxDigitableLine, sandboxPixCode } from './sandbox-codes';
 
@@ -21,10 +24,14 @@ export const SANDBOX_DECLINED_CARDS: Record<string, string> = {
 export class SandboxProcessor implements PaymentProcessor {
   readonly name = 'sandbox';
 
-  constructor(private readonly charges: SandboxChargesRepository) {}
+  constructor(
+    private readonly charges: SandboxChargesRepository,
+    private readonly cards: SandboxCardTokensRepository,
+  ) {}
 
   async charge(request: ChargeRequest): Promise<ChargeResult> {
-    const stored = await this.charges.insertOnce(request.transactionId, outcome(request));
+    const card = request.cardToken ? await this.cards.find(request.cardToken) : undefined;
+    const stored = await this.charges.insertOnce(request.transactionId, outcome(request, card));
     // A key charged and voided since stays voided: the charge is not made again.
     return stored.status === 'voided'
       ? { status: 'declined', reference: stored.reference, declineReason: 'charge_voided' }
@@ -38,10 +45,26 @@ export class SandboxProcessor implements PaymentProcessor {
   async void(charge: { transactionId: string }): Promise<void> {
     await this.charges.markVoided(charge.transactionId);
   }
+
+  /** Keeps the test card's outcome, brand, last 4 and expiry under a new token (never the number or CVV). */
+  async tokenizeCard(card: CardData): Promise<CardToken> {
+    const token: CardToken = {
+      token: `tok_sbx_${randomBytes(16).toString('hex')}`,
+      brand: detectBrand(card.number) ?? 'unknown',
+      last4: card.number.slice(-4),
+      expMonth: card.expMonth,
+      expYear: card.expYear,
+    };
+    await this.cards.insert(token, SANDBOX_DECLINED_CARDS[card.number] ?? null);
+    return token;
+  }
 }
 
-/** What the sandbox answers a charge: decided by the payment type and the test card number. */
-function outcome(request: ChargeRequest): ChargeResult {
+/**
+ * What the sandbox answers a charge: decided by the payment type and the test card number, or
+ * for a card on file by what its token keeps (`null`: an unknown token).
+ */
+function outcome(request: ChargeRequest, onFile?: { outcome: string | null; expired: boolean } | null): ChargeResult {
   const reference = `sbx_${request.transactionId.replace(/-/g, '')}`;
   if (request.paymentType === 'pix') {
     return {
@@ -60,6 +83,15 @@ function outcome(request: ChargeRequest): ChargeResult {
       boleto: { digitable_line: sandboxDigitableLine(request.transactionId, request.amount), due_date: dateInDays(3) },
     };
   }
-  const declined = request.card ? SANDBOX_DECLINED_CARDS[request.card.number] : 'card_missing';
+  const declined =
+    onFile !== undefined
+      ? onFile === null
+        ? 'invalid_card_token'
+        : onFile.expired
+          ? 'expired_card'
+          : onFile.outcome
+      : request.card
+        ? SANDBOX_DECLINED_CARDS[request.card.number]
+        : 'card_missing';
   return declined ? { status: 'declined', reference, declineReason: declined } : { status: 'approved', reference };
 }

@@ -1,0 +1,330 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { AuthorizationService } from '../auth/authorization.service';
+import type { Principal } from '../auth/principal';
+import {
+  ApiError,
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  UnauthorizedError,
+  ValidationError,
+} from '../common/errors/api-error';
+import { checkMoney, formatMoney } from '../common/money/money';
+import { Page, PageRequest, toPage } from '../common/pagination/pagination';
+import { normaliseDocument } from '../sellers/document';
+import { SellersService } from '../sellers/sellers.service';
+import { TransactionsService } from '../transactions/transactions.service';
+import { recordEvent } from '../webhooks/outbox';
+import { daysAfter, period } from './billing-period';
+import {
+  CreateSubscriptionPlanDto,
+  PlanListQueryDto,
+  PublicPlanResponseDto,
+  SubscriptionPlanResponseDto,
+  UpdateSubscriptionPlanDto,
+} from './dto/subscription-plan.dto';
+import {
+  PublicSubscriberResponseDto,
+  SubscribeDto,
+  SubscribeResponseDto,
+  SubscriberListQueryDto,
+  SubscriptionResponseDto,
+} from './dto/subscription.dto';
+import type { NewSubscription, Subscription, SubscriptionPlan } from './entities/subscription.types';
+import { manageTokenMatches, newManageToken } from './manage-token';
+import { cycleOf, Signup, SubscriptionBilling } from './subscription-billing.service';
+import { canceled } from './subscription-state';
+import { SubscriptionsRepository } from './subscriptions.repository';
+
+/** Who cancels: the seller's user (JWT), or the subscriber with the manage token. */
+export type Canceler = { kind: 'seller'; principal: Principal } | { kind: 'subscriber'; token: string };
+
+/**
+ * Subscription plans (seller side) and subscriptions (public side): subscribe with the first
+ * charge through the transactions service, the public views, and cancellation.
+ */
+@Injectable()
+export class SubscriptionsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repo: SubscriptionsRepository,
+    private readonly billing: SubscriptionBilling,
+    private readonly transactions: TransactionsService,
+    private readonly sellers: SellersService,
+    private readonly authorization: AuthorizationService,
+  ) {}
+
+  // ---- plans (seller side)
+
+  async createPlan(principal: Principal, input: CreateSubscriptionPlanDto): Promise<SubscriptionPlanResponseDto> {
+    await this.authorization.authorizeSeller(principal, input.seller, { permission: 'subscriptions.manage' });
+    const amount = checkMoney(input.amount);
+    if (!amount.ok) throw ValidationError.of('amount', amount.message);
+    const plan = await this.dataSource.transaction((manager) =>
+      this.repo.insertPlan(manager, {
+        sellerId: input.seller,
+        name: input.name.trim(),
+        description: input.description ?? null,
+        amount: amount.value,
+        interval: input.interval,
+        intervalCount: input.interval_count ?? 1,
+        trialDays: input.trial_days ?? 0,
+        paymentTypes: input.payment_types,
+        active: input.active ?? true,
+      }),
+    );
+    return SubscriptionPlanResponseDto.of(plan);
+  }
+
+  async listPlans(principal: Principal, query: PlanListQueryDto, page: PageRequest) {
+    const superuser = principal.kind === 'user' && principal.isSuperuser;
+    if (!query.seller && !superuser) throw ValidationError.of('seller', 'is required');
+    if (query.seller) {
+      await this.authorization.authorizeSeller(principal, query.seller, { permission: 'subscriptions.manage' });
+    }
+    const rows = await this.repo.listPlans(query.seller ?? null, page);
+    return toPage(
+      rows,
+      page,
+      (p) => p.seq,
+      (p) => SubscriptionPlanResponseDto.of(p),
+    );
+  }
+
+  async updatePlan(
+    principal: Principal,
+    id: string,
+    input: UpdateSubscriptionPlanDto,
+  ): Promise<SubscriptionPlanResponseDto> {
+    const plan = await this.managedPlan(principal, id);
+    const updated = await this.dataSource.transaction((manager) =>
+      this.repo.updatePlanTexts(manager, plan.sellerId, plan.id, {
+        name: input.name?.trim(),
+        description: input.description,
+        active: input.active,
+      }),
+    );
+    return SubscriptionPlanResponseDto.of(updated);
+  }
+
+  async listSubscribers(
+    principal: Principal,
+    planId: string,
+    query: SubscriberListQueryDto,
+    page: PageRequest,
+  ): Promise<Page<SubscriptionResponseDto>> {
+    const plan = await this.managedPlan(principal, planId);
+    const rows = await this.repo.listSubscribers(plan.id, query.status, page);
+    return toPage(
+      rows,
+      page,
+      (s) => s.seq,
+      (s) => SubscriptionResponseDto.of(s),
+    );
+  }
+
+  // ---- public side
+
+  async publicPlan(id: string): Promise<PublicPlanResponseDto> {
+    const plan = await this.repo.findPlan(id);
+    if (!plan?.active) throw planNotFound();
+    return PublicPlanResponseDto.of(plan, (await this.sellers.find(plan.sellerId)).name);
+  }
+
+  async publicSubscriber(id: string): Promise<PublicSubscriberResponseDto> {
+    const subscription = await this.repo.findSubscription(id);
+    if (!subscription) throw subscriptionNotFound();
+    return this.publicView(subscription);
+  }
+
+  /**
+   * Subscribes to an active plan. With a trial nothing is charged now. Otherwise the first
+   * charge goes through the transactions service and its settlement writes the subscription:
+   * approved → active, pix → incomplete until paid; declined → 402 and nothing is written.
+   */
+  async subscribe(planId: string, input: SubscribeDto): Promise<SubscribeResponseDto> {
+    const plan = await this.repo.findPlan(planId);
+    if (!plan?.active) throw planNotFound();
+    const { document } = this.checkSubscribe(plan, input);
+    const seller = await this.sellers.find(plan.sellerId);
+    const card = input.payment.card ? await this.transactions.tokenizeCard(input.payment.card) : null;
+    const manage = newManageToken();
+    const now = new Date();
+    const anchor = plan.trialDays > 0 ? daysAfter(now, plan.trialDays) : now;
+    const first = period(anchor, cycleOf(plan), 0);
+    const subscription: NewSubscription = {
+      id: randomUUID(),
+      planId: plan.id,
+      sellerId: plan.sellerId,
+      status: plan.trialDays > 0 ? 'trialing' : 'incomplete',
+      name: input.subscriber.name.trim(),
+      email: input.subscriber.email,
+      document,
+      paymentType: input.payment.type,
+      card,
+      anchorAt: anchor,
+      trialEnd: plan.trialDays > 0 ? anchor : null,
+      nextPeriod: 0,
+      failedAttempts: 0,
+      currentPeriodStart: plan.trialDays > 0 ? now : first.start,
+      currentPeriodEnd: plan.trialDays > 0 ? anchor : first.end,
+      nextChargeAt: anchor,
+      cancelAtPeriodEnd: false,
+      canceledAt: null,
+      manageTokenHash: manage.hash,
+    };
+    const signup: Signup = {
+      subscription,
+      chargeId: randomUUID(),
+      plan,
+      sellerName: seller.name,
+      manageToken: manage.token,
+      asOf: now,
+    };
+    if (plan.trialDays > 0) {
+      const created = await this.dataSource.transaction(async (manager) => {
+        const row = await this.repo.insertSubscription(manager, subscription);
+        await recordEvent(manager, 'subscription.created', row.sellerId, SubscriptionResponseDto.of(row));
+        await this.billing.mailWelcome(manager, row, signup, null);
+        return row;
+      });
+      return SubscribeResponseDto.of(created, null, manage.token);
+    }
+
+    const tx = await this.billing.chargeSignup(signup, () =>
+      this.transactions.create(
+        plan.sellerId,
+        {
+          amount: formatMoney(plan.amount),
+          payment_type: input.payment.type,
+          description: `Subscription ${subscription.id}: ${plan.name}, period 1`,
+          reference: signup.chargeId,
+          customer: { name: subscription.name, email: subscription.email, document },
+        },
+        'subscription',
+        card ?? undefined,
+      ),
+    );
+    if (tx.status === 'declined') {
+      throw new ApiError(
+        402,
+        'card_declined',
+        `The card was declined (${tx.decline_reason ?? 'declined'}); no subscription was created.`,
+      );
+    }
+    if (!signup.created) {
+      throw new ApiError(
+        402,
+        'charge_not_completed',
+        'The first charge did not complete; no subscription was created.',
+      );
+    }
+    return SubscribeResponseDto.of(signup.created, tx, manage.token);
+  }
+
+  /**
+   * Cancels now, or at the end of the paid period (the default; a subscriber may only do that).
+   * A subscription without a paid period left (past_due, incomplete) is canceled now.
+   */
+  async cancel(
+    id: string,
+    canceler: Canceler,
+    atPeriodEnd = true,
+  ): Promise<SubscriptionResponseDto | PublicSubscriberResponseDto> {
+    const found = await this.repo.findSubscription(id);
+    if (!found) throw subscriptionNotFound();
+    if (canceler.kind === 'seller') {
+      await this.authorization
+        .authorizeSeller(canceler.principal, found.sellerId, { permission: 'subscriptions.manage' })
+        .catch((error: unknown) => {
+          throw error instanceof NotFoundError ? subscriptionNotFound() : error;
+        });
+    } else if (!atPeriodEnd) {
+      throw new ForbiddenError(
+        'subscriber_cancels_at_period_end',
+        'A subscriber cancels at the end of the paid period; only the seller can cancel now.',
+      );
+    }
+    const now = new Date();
+    const { subscription, voidCharge } = await this.dataSource.transaction(async (manager) => {
+      const locked = await this.repo.lockSubscription(manager, id);
+      if (!locked) throw subscriptionNotFound();
+      if (canceler.kind === 'subscriber' && !manageTokenMatches(canceler.token, locked.manageTokenHash)) {
+        throw new UnauthorizedError('invalid_manage_token', 'The manage token is not valid for this subscription.');
+      }
+      const current = locked.subscription;
+      if (current.status === 'canceled' || (atPeriodEnd && current.cancelAtPeriodEnd)) {
+        throw new ConflictError(
+          'subscription_already_canceled',
+          current.status === 'canceled'
+            ? 'The subscription is already canceled.'
+            : 'The subscription is already set to cancel at the end of its period.',
+        );
+      }
+      if (await this.repo.hasChargeInFlight(manager, id)) {
+        throw new ConflictError(
+          'subscription_charge_in_progress',
+          'A charge of this subscription is being processed; try again in a few seconds.',
+        );
+      }
+      if (atPeriodEnd && (current.status === 'active' || current.status === 'trialing')) {
+        const scheduled = await this.billing.apply(manager, current, {
+          changes: { cancelAtPeriodEnd: true, nextChargeAt: current.currentPeriodEnd },
+          events: [],
+        });
+        return { subscription: scheduled, voidCharge: null };
+      }
+      const open = await this.repo.openCharge(manager, id);
+      return { subscription: await this.billing.apply(manager, current, canceled(now)), voidCharge: open };
+    });
+    if (voidCharge?.transactionId) await this.billing.withdrawCharge(subscription.sellerId, voidCharge.transactionId);
+    return canceler.kind === 'seller' ? SubscriptionResponseDto.of(subscription) : this.publicView(subscription);
+  }
+
+  private async publicView(subscription: Subscription): Promise<PublicSubscriberResponseDto> {
+    const plan = (await this.repo.findPlan(subscription.planId))!;
+    const seller = await this.sellers.find(plan.sellerId);
+    return PublicSubscriberResponseDto.of(
+      subscription,
+      PublicPlanResponseDto.of(plan, seller.name),
+      await this.repo.chargesOf(subscription.id),
+    );
+  }
+
+  /** The plan, if the principal manages subscriptions of its seller; otherwise it does not exist for them. */
+  private async managedPlan(principal: Principal, id: string): Promise<SubscriptionPlan> {
+    const plan = await this.repo.findPlan(id);
+    if (!plan) throw planNotFound();
+    try {
+      await this.authorization.authorizeSeller(principal, plan.sellerId, { permission: 'subscriptions.manage' });
+    } catch (error) {
+      if (error instanceof NotFoundError) throw planNotFound();
+      throw error;
+    }
+    return plan;
+  }
+
+  private checkSubscribe(plan: SubscriptionPlan, input: SubscribeDto): { document: string } {
+    if (!plan.paymentTypes.includes(input.payment.type)) {
+      throw new BadRequestError(
+        'payment_type_not_offered',
+        `This plan takes ${plan.paymentTypes.join(' or ')}, not ${input.payment.type}.`,
+        { 'payment.type': [`must be one of ${plan.paymentTypes.join(', ')} for this plan`] },
+      );
+    }
+    // SubscribeDto's rules have passed: the document is a CPF or CNPJ, the card is there for credit.
+    return { document: normaliseDocument(input.subscriber.document)!.digits };
+  }
+}
+
+function planNotFound(): NotFoundError {
+  return new NotFoundError('Subscription plan not found.', 'subscription_plan_not_found');
+}
+
+function subscriptionNotFound(): NotFoundError {
+  return new NotFoundError('Subscription not found.', 'subscription_not_found');
+}

@@ -1,0 +1,436 @@
+import { EVENT_TYPES } from '../../src/webhooks/outbox';
+import { MatrixWorld, matrixWorld, RouteCase, runMatrix, UNAUTHENTICATED } from '../support/auth-matrix';
+import { createApiKey, createSeller, createUser, TestUser } from '../support/identity';
+import { startTestApp, TestApp } from '../support/test-app';
+
+/** Webhook management by API key (API.md section 5): endpoints, secrets, events, limits, auth. */
+describe('webhook management', () => {
+  let t: TestApp;
+  let superuser: TestUser;
+  let seller: string;
+  let key: string;
+  const base = '/integrations/webhooks';
+  const url = 'https://hooks.example.com/payments';
+  const as = (token = key) => ({ token });
+  const create = async (body: object = {}, token = key) => {
+    const res = await t.http.post(`${base}/`, { url, events: ['*'], ...body }, as(token));
+    if (res.status !== 201) throw new Error(`create webhook: ${res.status} ${res.text}`);
+    return res.body as { id: string; secret: string };
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    superuser = await createUser(t, { superuser: true });
+    seller = await createSeller(t, superuser);
+    key = (await createApiKey(t, superuser.access, seller)).key;
+  });
+  afterAll(() => t.close());
+
+  it('registers an endpoint and shows its whsec_ secret (24+ random bytes) only in that response', async () => {
+    const res = await t.http.post(
+      `${base}/`,
+      { url, events: ['transaction.approved', 'transaction.voided'], description: 'ERP' },
+      as(),
+    );
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      seller,
+      url,
+      events: ['transaction.approved', 'transaction.voided'],
+      description: 'ERP',
+      active: true,
+      disabled_reason: null,
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+=*$/),
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    expect(Buffer.from(res.body.secret.slice('whsec_'.length), 'base64').length).toBeGreaterThanOrEqual(24);
+    const detail = await t.http.get(`${base}/${res.body.id}/`, as());
+    expect(detail.status).toBe(200);
+    expect(detail.body.secret).toBeUndefined();
+    expect(detail.text).not.toContain(res.body.secret.slice(6));
+    const list = await t.http.get(`${base}/`, as());
+    expect(list.text).not.toContain(res.body.secret.slice(6));
+    expect(list.body.results.map((w: { id: string }) => w.id)).toContain(res.body.id);
+    const other = await create();
+    expect(other.secret).not.toBe(res.body.secret);
+  });
+
+  it('never replays the secret: a repeated creation with its Idempotency-Key answers 409 with the id', async () => {
+    const headers = { 'idempotency-key': `create-${Date.now()}` };
+    const body = { url, events: ['transaction.approved'] };
+    const first = await t.http.post(`${base}/`, body, { token: key, headers });
+    expect(first.status).toBe(201);
+    const again = await t.http.post(`${base}/`, body, { token: key, headers });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ code: 'idempotency_secret_not_replayable', id: first.body.id });
+    expect(again.text).not.toContain(first.body.secret);
+    const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM audit_log WHERE target_id = $1`, [first.body.id]);
+    expect(rows[0].n).toBe(1);
+    const test = { 'idempotency-key': `test-${Date.now()}` };
+    const sent = await t.http.post(`${base}/${first.body.id}/test/`, undefined, { token: key, headers: test });
+    const resent = await t.http.post(`${base}/${first.body.id}/test/`, undefined, { token: key, headers: test });
+    expect(resent.status).toBe(202);
+    expect(resent.headers.get('idempotent-replayed')).toBe('true');
+    expect(resent.body.id).toBe(sent.body.id);
+  });
+
+  it('writes audit rows for creation, change, rotation and deletion, with the API key as actor', async () => {
+    const apiKey = await createApiKey(t, superuser.access, seller);
+    const created = await create({}, apiKey.key);
+    await t.http.patch(`${base}/${created.id}/`, { description: 'changed', active: false }, as(apiKey.key));
+    await t.http.post(`${base}/${created.id}/rotate_secret/`, undefined, as(apiKey.key));
+    await t.http.delete(`${base}/${created.id}/`, as(apiKey.key));
+    const { rows } = await t.db.query(
+      `SELECT actor_kind, actor_id, action, seller_id, target_type, changes FROM audit_log WHERE target_id = $1 ORDER BY created_at, action`,
+      [created.id],
+    );
+    expect(rows.map((r) => r.action).sort()).toEqual([
+      'webhook.changed',
+      'webhook.created',
+      'webhook.deleted',
+      'webhook.secret_rotated',
+    ]);
+    for (const row of rows) {
+      expect(row).toMatchObject({
+        actor_kind: 'api_key',
+        actor_id: apiKey.id,
+        seller_id: seller,
+        target_type: 'webhook',
+      });
+      expect(JSON.stringify(row.changes)).not.toContain('whsec_');
+    }
+    expect(rows.find((r) => r.action === 'webhook.changed').changes).toEqual({
+      description: { from: '', to: 'changed' },
+      active: { from: true, to: false },
+    });
+  });
+
+  it('refuses unknown event types with their path, an empty list, and unknown fields', async () => {
+    const unknown = await t.http.post(`${base}/`, { url, events: ['transaction.approved', 'pix.paid'] }, as());
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.code).toBe('validation_failed');
+    expect(Object.keys(unknown.body.errors)).toEqual(['events.1']);
+    expect(unknown.body.message).toContain('events.1');
+    const empty = await t.http.post(`${base}/`, { url, events: [] }, as());
+    expect(empty.status).toBe(400);
+    expect(empty.body.errors.events).toBeDefined();
+    const missing = await t.http.post(`${base}/`, {}, as());
+    expect(Object.keys(missing.body.errors).sort()).toEqual(['events', 'url']);
+    const extra = await t.http.post(`${base}/`, { url, events: ['*'], secret: 'mine' }, as());
+    expect(extra.status).toBe(400);
+    expect(extra.body.errors.secret).toBeDefined();
+    const badPatch = await t.http.patch(`${base}/${(await create()).id}/`, { events: ['*', 'nope'] }, as());
+    expect(badPatch.status).toBe(400);
+    expect(Object.keys(badPatch.body.errors)).toEqual(['events.1']);
+  });
+
+  it('answers 400 webhook_url_not_allowed with the reason for non-URLs, credentials and long URLs', async () => {
+    const cases: Array<[string, string]> = [
+      ['not a url', 'it is not a valid URL'],
+      ['https://user:pass@hooks.example.com/', 'it must not contain a user name or password'],
+      [`https://hooks.example.com/${'x'.repeat(2040)}`, 'it is longer than 2048 characters'],
+      ['ftp://hooks.example.com/', 'it must use https or http'],
+    ];
+    for (const [bad, reason] of cases) {
+      const res = await t.http.post(`${base}/`, { url: bad, events: ['*'] }, as());
+      expect({ bad, status: res.status, code: res.body.code }).toEqual({
+        bad,
+        status: 400,
+        code: 'webhook_url_not_allowed',
+      });
+      expect(res.body.message).toBe(`The webhook URL is not allowed: ${reason}.`);
+      expect(res.body.errors).toEqual({ url: [reason] });
+    }
+    const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM webhook_endpoints WHERE url = 'not a url'`);
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('updates url, events, description and active; deletes softly (deliveries kept)', async () => {
+    const created = await create();
+    const patched = await t.http.patch(
+      `${base}/${created.id}/`,
+      { url: 'https://hooks.example.com/v2', events: ['transaction.created', 'transaction.created'], active: false },
+      as(),
+    );
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({
+      url: 'https://hooks.example.com/v2',
+      events: ['transaction.created'],
+      active: false,
+    });
+    const nulled = await t.http.patch(`${base}/${created.id}/`, { description: null }, as());
+    expect(nulled.status).toBe(400);
+    const removed = await t.http.delete(`${base}/${created.id}/`, as());
+    expect(removed.status).toBe(204);
+    expect((await t.http.get(`${base}/${created.id}/`, as())).status).toBe(404);
+    expect((await t.http.delete(`${base}/${created.id}/`, as())).status).toBe(404);
+    const { rows } = await t.db.query(`SELECT deleted_at FROM webhook_endpoints WHERE id = $1`, [created.id]);
+    expect(rows[0].deleted_at).not.toBeNull();
+    expect((await t.http.get(`${base}/not-a-uuid/`, as())).body.code).toBe('webhook_not_found');
+  });
+
+  it('allows at most 16 endpoints per seller (deleted ones do not count)', async () => {
+    const own = await createSeller(t, superuser);
+    const ownKey = (await createApiKey(t, superuser.access, own)).key;
+    const made = await Promise.all(Array.from({ length: 16 }, () => create({}, ownKey)));
+    const refused = await t.http.post(`${base}/`, { url, events: ['*'] }, as(ownKey));
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('webhook_limit_reached');
+    await t.http.delete(`${base}/${made[0].id}/`, as(ownKey));
+    expect((await t.http.post(`${base}/`, { url, events: ['*'] }, as(ownKey))).status).toBe(201);
+    const { rows } = await t.db.query(
+      `SELECT count(*)::int AS n FROM webhook_endpoints WHERE seller_id = $1 AND deleted_at IS NULL`,
+      [own],
+    );
+    expect(rows[0].n).toBe(16);
+  });
+
+  it('rotates the secret: a new one is shown once and the old one keeps signing for 24 hours', async () => {
+    const created = await create();
+    const rotated = await t.http.post(`${base}/${created.id}/rotate_secret/`, undefined, as());
+    expect(rotated.status).toBe(200);
+    expect(rotated.body).toEqual({ secret: expect.stringMatching(/^whsec_/) });
+    expect(rotated.body.secret).not.toBe(created.secret);
+    const { rows } = await t.db.query(
+      `SELECT secret, previous_secret, previous_secret_expires_at - now() > interval '23 hours 59 minutes' AS overlap
+       FROM webhook_endpoints WHERE id = $1`,
+      [created.id],
+    );
+    expect(rows[0]).toEqual({ secret: rotated.body.secret, previous_secret: created.secret, overlap: true });
+  });
+
+  it('lists every event type with a description', async () => {
+    const res = await t.http.get(`${base}/event_types/`, as());
+    expect(res.status).toBe(200);
+    expect(res.body.map((e: { type: string }) => e.type)).toEqual(EVENT_TYPES);
+    expect(res.body.map((e: { type: string }) => e.type)).toEqual(
+      expect.arrayContaining(['virtual_account.deposit.expired', 'virtual_account.payout.failed', 'checkout.expired']),
+    );
+    for (const e of res.body) expect(e.description.length).toBeGreaterThan(10);
+  });
+
+  it("lists the key's seller's events newest first, filtered by type and created_after, page by page", async () => {
+    const own = await createSeller(t, superuser);
+    const ownKey = (await createApiKey(t, superuser.access, own)).key;
+    const endpoint = await create({}, ownKey);
+    for (let i = 0; i < 3; i++) await t.http.post(`${base}/${endpoint.id}/test/`, undefined, as(ownKey));
+    await t.db.query(
+      `INSERT INTO outbox_events (type, seller_id, data) VALUES ('transaction.created', $1, '{"id": "t1"}'), ('transaction.created', $2, '{"id": "other"}')`,
+      [own, seller],
+    );
+    const all = await t.http.get(`${base}/events/?limit=2`, as(ownKey));
+    expect(all.status).toBe(200);
+    expect(all.body.results).toHaveLength(2);
+    expect(all.body.results[0]).toEqual({
+      id: expect.any(String),
+      type: 'transaction.created',
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      data: { id: 't1' },
+    });
+    const rest = await t.http.get(`${base}/events/?limit=2&cursor=${all.body.next_cursor}`, as(ownKey));
+    expect(rest.body.results).toHaveLength(2);
+    expect(rest.body.next_cursor).toBeNull();
+    const tests = await t.http.get(`${base}/events/?type=webhook.test`, as(ownKey));
+    expect(tests.body.results).toHaveLength(3);
+    expect(tests.body.results[0].data.webhook.id).toBe(endpoint.id);
+    const future = await t.http.get(`${base}/events/?created_after=2999-01-01T00:00:00Z`, as(ownKey));
+    expect(future.body.results).toEqual([]);
+    const badType = await t.http.get(`${base}/events/?type=nope`, as(ownKey));
+    expect(badType.status).toBe(400);
+    expect(badType.body.errors.type).toBeDefined();
+    const badDate = await t.http.get(`${base}/events/?created_after=yesterday`, as(ownKey));
+    expect(badDate.status).toBe(400);
+    expect(badDate.body.errors.created_after).toBeDefined();
+  });
+
+  it('validates replay periods and refuses test, retry and replay on an inactive endpoint', async () => {
+    const created = await create();
+    const noSince = await t.http.post(`${base}/${created.id}/replay/`, {}, as());
+    expect(noSince.status).toBe(400);
+    expect(noSince.body.errors.since).toBeDefined();
+    const backwards = await t.http.post(
+      `${base}/${created.id}/replay/`,
+      { since: '2026-01-02T00:00:00Z', until: '2026-01-01T00:00:00Z' },
+      as(),
+    );
+    expect(backwards.status).toBe(400);
+    expect(backwards.body.errors).toEqual({ until: ['must be after since'] });
+    const badTypes = await t.http.post(
+      `${base}/${created.id}/replay/`,
+      { since: '2026-01-01T00:00:00Z', event_types: ['*'] },
+      as(),
+    );
+    expect(Object.keys(badTypes.body.errors)).toEqual(['event_types.0']);
+    await t.http.patch(`${base}/${created.id}/`, { active: false }, as());
+    for (const path of ['test/', 'replay/']) {
+      const res = await t.http.post(`${base}/${created.id}/${path}`, { since: '2026-01-01T00:00:00Z' }, as());
+      expect(res.status).toBe(409);
+      expect(res.body.code).toBe('webhook_inactive');
+    }
+    const unknownDelivery = await t.http.get(
+      `${base}/${created.id}/deliveries/00000000-0000-4000-8000-000000000000/attempts/`,
+      as(),
+    );
+    expect(unknownDelivery.body.code).toBe('webhook_delivery_not_found');
+  });
+
+  it('answers 405 with Allow on other methods, before authentication', async () => {
+    const put = await t.http.put(`${base}/`, {});
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toBe('GET, POST');
+    expect(put.body.code).toBe('method_not_allowed');
+    const detail = await t.http.post(`${base}/00000000-0000-4000-8000-000000000000/`, {});
+    expect(detail.status).toBe(405);
+    expect(detail.headers.get('allow')).toBe('GET, PATCH, DELETE');
+    expect((await t.http.get(`${base}/00000000-0000-4000-8000-000000000000/rotate_secret/`)).headers.get('allow')).toBe(
+      'POST',
+    );
+    // `/events/` and `/event_types/` are their own paths, not webhooks whose id is "events".
+    for (const path of ['events', 'event_types']) {
+      for (const method of ['PATCH', 'DELETE', 'PUT', 'POST'] as const) {
+        const answer = await t.http.request(method, `${base}/${path}/`, { body: {} });
+        expect({ path, method, status: answer.status, allow: answer.headers.get('allow') }).toEqual({
+          path,
+          method,
+          status: 405,
+          allow: 'GET',
+        });
+        expect(answer.body.code).toBe('method_not_allowed');
+      }
+    }
+  });
+
+  describe('auth matrix', () => {
+    let w: MatrixWorld;
+    let endpoint: string;
+    let delivery: string;
+    const jwtRefused = { noAccess: 403, noPermission: 403, permitted: 403, superuser: 403 };
+    const own = (ok: number) => ({ ...UNAUTHENTICATED, ...jwtRefused, apiKey: ok, otherSellerKey: 404 });
+    const any = (ok: number) => ({ ...UNAUTHENTICATED, ...jwtRefused, apiKey: ok, otherSellerKey: ok });
+
+    beforeAll(async () => {
+      w = await matrixWorld(t, { superuser });
+      endpoint = (await create({}, w.callers.apiKey)).id;
+      delivery = (await t.http.post(`${base}/${endpoint}/test/`, undefined, as(w.callers.apiKey))).body.id;
+    });
+
+    it('admits only API keys, and only to their own seller', async () => {
+      const fresh = async () => ({ path: `${base}/${(await create({}, w.callers.apiKey)).id}/` });
+      const routes: RouteCase[] = [
+        { method: 'POST', request: () => ({ path: `${base}/`, body: { url, events: ['*'] } }), expect: any(201) },
+        { method: 'GET', request: () => ({ path: `${base}/` }), expect: any(200) },
+        { method: 'GET', request: () => ({ path: `${base}/event_types/` }), expect: any(200) },
+        { method: 'GET', request: () => ({ path: `${base}/events/` }), expect: any(200) },
+        { method: 'GET', request: () => ({ path: `${base}/${endpoint}/` }), expect: own(200) },
+        {
+          method: 'PATCH',
+          request: () => ({ path: `${base}/${endpoint}/`, body: { description: 'x' } }),
+          expect: own(200),
+        },
+        { method: 'DELETE', request: fresh, expect: own(204) },
+        { method: 'POST', request: () => ({ path: `${base}/${endpoint}/rotate_secret/` }), expect: own(200) },
+        { method: 'POST', request: () => ({ path: `${base}/${endpoint}/test/` }), expect: own(202) },
+        { method: 'GET', request: () => ({ path: `${base}/${endpoint}/deliveries/` }), expect: own(200) },
+        {
+          method: 'GET',
+          request: () => ({ path: `${base}/${endpoint}/deliveries/${delivery}/attempts/` }),
+          expect: own(200),
+        },
+        {
+          method: 'POST',
+          request: () => ({ path: `${base}/${endpoint}/deliveries/${delivery}/retry/` }),
+          expect: own(202),
+        },
+        {
+          method: 'POST',
+          request: () => ({ path: `${base}/${endpoint}/replay/`, body: { since: '2026-01-01T00:00:00Z' } }),
+          expect: own(202),
+        },
+      ];
+      for (const [index, route] of routes.entries()) {
+        const { got, want } = await runMatrix(t, w.callers, route);
+        expect({ route: `${index}: ${route.method}`, got }).toEqual({ route: `${index}: ${route.method}`, got: want });
+      }
+    });
+
+    it('tells a user token it is not allowed, and never shows another seller its endpoints', async () => {
+      const jwt = await t.http.get(`${base}/`, as(w.callers.superuser));
+      expect(jwt.body.code).toBe('jwt_not_allowed');
+      const other = await t.http.get(`${base}/`, as(w.callers.otherSellerKey));
+      expect(other.text).not.toContain(endpoint);
+      const otherEvents = await t.http.get(`${base}/events/`, as(w.callers.otherSellerKey));
+      expect(otherEvents.text).not.toContain(endpoint);
+      const otherDetail = await t.http.get(`${base}/${endpoint}/`, as(w.callers.otherSellerKey));
+      expect(otherDetail.body.code).toBe('webhook_not_found');
+    });
+  });
+});
+
+/** URL safety (SSRF) at registration, with private URLs not allowed. */
+describe('webhook URL safety at registration', () => {
+  let t: TestApp;
+  let key: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { WEBHOOKS_ALLOW_PRIVATE_URLS: 'false' } });
+    const superuser = await createUser(t, { superuser: true });
+    const seller = await createSeller(t, superuser);
+    key = (await createApiKey(t, superuser.access, seller)).key;
+  });
+  afterAll(() => t.close());
+
+  it.each([
+    ['http://93.184.216.34/', 'it must use https'],
+    ['https://127.0.0.1/', 'a loopback address (127.0.0.1)'],
+    ['https://127.9.9.9:8443/x', 'a loopback address'],
+    ['https://2130706433/', 'a loopback address (127.0.0.1)'],
+    ['https://0x7f000001/', 'a loopback address (127.0.0.1)'],
+    ['https://0177.0.0.1/', 'a loopback address (127.0.0.1)'],
+    ['https://0x7f.1/', 'a loopback address (127.0.0.1)'],
+    ['https://[::1]/', 'a loopback address (::1)'],
+    ['https://[::ffff:127.0.0.1]/', 'a loopback address (IPv4-mapped)'],
+    ['https://[::ffff:10.0.0.1]/', 'a private address (IPv4-mapped)'],
+    ['https://10.0.0.1/', 'a private address'],
+    ['https://172.16.0.1/', 'a private address'],
+    ['https://172.31.255.254/', 'a private address'],
+    ['https://192.168.0.10/', 'a private address'],
+    ['https://169.254.169.254/latest/meta-data/', 'a link-local address'],
+    ['https://[fe80::1]/', 'a link-local address'],
+    ['https://100.64.0.1/', 'a carrier-grade NAT'],
+    ['https://0.0.0.0/', 'an unspecified'],
+    ['https://224.0.0.251/', 'a multicast address'],
+    ['https://[ff02::1]/', 'a multicast address'],
+    ['https://[fd00::1]/', 'a unique local'],
+    ['https://[fc00::1]/', 'a unique local'],
+    ['https://localhost/', 'its host localhost resolves to a loopback address'],
+    ['https://no-such-host.invalid/', 'its host no-such-host.invalid does not resolve'],
+  ])('refuses %s', async (url, reason) => {
+    const res = await t.http.post('/integrations/webhooks/', { url, events: ['*'] }, { token: key });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('webhook_url_not_allowed');
+    expect(res.body.message).toContain(reason);
+    expect(res.body.errors.url[0]).toContain(reason);
+  });
+
+  it('checks a changed URL the same way', async () => {
+    const { rows } = await t.db.query(`SELECT id FROM sellers LIMIT 1`);
+    expect(rows).toHaveLength(1);
+    const created = await t.http.post(
+      '/integrations/webhooks/',
+      { url: 'https://93.184.216.34/hooks', events: ['*'] },
+      { token: key },
+    );
+    expect(created.status).toBe(201);
+    const patched = await t.http.patch(
+      `/integrations/webhooks/${created.body.id}/`,
+      { url: 'https://192.168.1.1/' },
+      { token: key },
+    );
+    expect(patched.status).toBe(400);
+    expect(patched.body.code).toBe('webhook_url_not_allowed');
+    const stored = await t.http.get(`/integrations/webhooks/${created.body.id}/`, { token: key });
+    expect(stored.body.url).toBe('https://93.184.216.34/hooks');
+  });
+});
