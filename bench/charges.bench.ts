@@ -1,7 +1,6 @@
 import autocannon from 'autocannon';
 import { Client } from 'pg';
-import { printRatio } from './measure';
-import { benchDatabase, serverEnv, serviceAgainstBare, startServer } from './support';
+import { benchDatabase, printServiceAgainstBare, serverEnv, serviceAgainstBare, startServer } from './support';
 import { setUp } from './transactions.bench';
 
 /**
@@ -25,11 +24,7 @@ export async function chargesBenchmark(): Promise<void> {
         service: api.url,
         bare: bare.url,
       });
-      const [service, yardstick] = [rates.service, rates.bare];
-      console.log('\nCard charges (sandbox), 32 connections (charges per second, median of 3 interleaved rounds)');
-      console.log(`  service (NestJS, guard, TypeORM)      ${Math.round(service).toString().padStart(8)}/s`);
-      console.log(`  bare Fastify + pg, same rows          ${Math.round(yardstick).toString().padStart(8)}/s`);
-      printRatio('ratio service / bare', service / yardstick, { atLeast: 0.6 });
+      printServiceAgainstBare('Card charges (sandbox), 32 connections', 'bare Fastify + pg, same rows', rates, 0.6);
     } finally {
       await bare.stop();
     }

@@ -7,7 +7,7 @@ import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { runMigrations } from '../src/database/migrate';
 import { findFreePort } from '../src/common/net/free-port';
 import { PROJECT_ROOT } from '../src/config/paths';
-import { median } from './measure';
+import { median, printRatio } from './measure';
 
 export const BENCH_JWT_SECRET = 'bench-secret-that-is-long-enough-0123456789';
 
@@ -38,6 +38,21 @@ export async function serviceAgainstBare(
     rates.bare.push(await load(bases.bare, 5));
   }
   return { service: median(rates.service), bare: median(rates.bare) };
+}
+
+/** Prints the two rates of `serviceAgainstBare` under `title`, their ratio and its target. */
+export function printServiceAgainstBare(
+  title: string,
+  bareLabel: string,
+  rates: { service: number; bare: number },
+  target: number,
+): void {
+  console.log(`\n${title} (per second, median of 3 interleaved rounds)`);
+  console.log(
+    `  ${'service (NestJS, guard, TypeORM)'.padEnd(38)}${Math.round(rates.service).toString().padStart(8)}/s`,
+  );
+  console.log(`  ${bareLabel.padEnd(38)}${Math.round(rates.bare).toString().padStart(8)}/s`);
+  printRatio('ratio service / bare', rates.service / rates.bare, { atLeast: target });
 }
 
 /** A fresh, migrated database: on DATABASE_URL's server when set, else an embedded PostgreSQL. */

@@ -4,7 +4,14 @@ import { Client } from 'pg';
 import { SAMPLE_RATE_PLANS_FILE } from '../src/config/paths';
 import { encodeCursor } from '../src/common/pagination/pagination';
 import { printRatio } from './measure';
-import { benchDatabase, medianLatency, serverEnv, serviceAgainstBare, startServer } from './support';
+import {
+  benchDatabase,
+  medianLatency,
+  printServiceAgainstBare,
+  serverEnv,
+  serviceAgainstBare,
+  startServer,
+} from './support';
 
 /**
  * Unified transactions:
@@ -66,16 +73,16 @@ export async function transactionsBenchmark(): Promise<void> {
     const detailPath = `/unified/accounts/sellers/${sellerId}/transactions/${rows[0].id}/`;
     const minimal = await startServer('dist/bench/minimal-detail-server.js', env);
     try {
-      const { service, bare } = await serviceAgainstBare((base, seconds) => load(base + detailPath, headers, seconds), {
+      const rates = await serviceAgainstBare((base, seconds) => load(base + detailPath, headers, seconds), {
         service: api.url,
         bare: minimal.url,
       });
-      console.log(
-        '\n(b) Authenticated detail GET, 32 connections (requests per second, median of 3 interleaved rounds)',
+      printServiceAgainstBare(
+        '(b) Authenticated detail GET, 32 connections',
+        'bare Fastify + pg, same queries',
+        rates,
+        0.8,
       );
-      console.log(`  service (NestJS, guard, TypeORM)      ${Math.round(service).toString().padStart(8)}/s`);
-      console.log(`  bare Fastify + pg, same queries       ${Math.round(bare).toString().padStart(8)}/s`);
-      printRatio('ratio service / bare', service / bare, { atLeast: 0.8 });
     } finally {
       await minimal.stop();
     }
