@@ -2,6 +2,7 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
 import { UnauthorizedError } from '../common/errors/api-error';
 import type { AuthenticatedRequest } from './principal';
+import { JwtStrategy } from './strategies/jwt.strategy';
 import { API_KEY_SHAPE, JWT_SHAPE } from './token-shape';
 
 /**
@@ -12,13 +13,23 @@ import { API_KEY_SHAPE, JWT_SHAPE } from './token-shape';
  */
 @Injectable()
 export class AuthenticationGuard extends AuthGuard(['jwt', 'api-key']) {
+  constructor(private readonly jwt: JwtStrategy) {
+    super();
+  }
+
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const header = context.switchToHttp().getRequest<AuthenticatedRequest>().headers.authorization;
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const header = request.headers.authorization;
     if (!header) throw new UnauthorizedError('not_authenticated', 'Send a bearer token in the Authorization header.');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw new UnauthorizedError('invalid_token', 'The Authorization header must be "Bearer <token>".');
     if (!JWT_SHAPE.test(match[1]) && !API_KEY_SHAPE.test(match[1])) {
       throw new UnauthorizedError('invalid_token', 'The bearer token is neither a JWT nor an API key.');
+    }
+    const verified = this.jwt.verifiedPrincipal(match[1]);
+    if (verified) {
+      request.user = await verified;
+      return true;
     }
     return (await super.canActivate(context)) as boolean;
   }
