@@ -2,78 +2,101 @@ import autocannon from 'autocannon';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { Client } from 'pg';
-import { median } from './measure';
-import { BENCH_JWT_SECRET, benchDatabase, startServer } from './support';
+import { median, printRatio } from './measure';
+import { benchDatabase, serverEnv, startServer } from './support';
 
 /**
  * Ledger throughput: internal transfers per second through HTTP (JWT, 32 connections, 100
  * virtual accounts) next to pgbench's built-in TPC-B-like transactions per second with 32
- * clients on the same PostgreSQL server, interleaved rounds, and their ratio.
+ * clients on the same PostgreSQL server, interleaved rounds, and their ratio. The scale-out
+ * figure: the same 32 connections spread over two API processes on the same database.
  */
 export async function ledgerBenchmark(): Promise<void> {
   const db = await benchDatabase();
-  const api = await startServer('dist/src/main.js', {
-    DATABASE_URL: db.url,
-    JWT_SECRET: BENCH_JWT_SECRET,
-    LOG_LEVEL: 'warn',
-    WORKERS_IN_API: 'false',
-    NODE_ENV: 'production',
-  });
+  const env = serverEnv(db.url);
+  const [api, second] = [await startServer('dist/src/main.js', env), await startServer('dist/src/main.js', env)];
   const pgbench = findPgbench();
   const pgbenchDb = await createPgbenchDatabase(db.url, pgbench);
   try {
-    const { token, base, accounts } = await setUp(api.url, db.url);
-    const transfers: number[] = [];
-    const tps: number[] = [];
-    await transferLoad(base, token, accounts, 3); // warm-up
+    const { token, path, accounts } = await setUp(api.url, db.url);
+    const load = (bases: string[], seconds: number) => transferLoad(bases, path, token, accounts, seconds);
+    const rates: Record<'one' | 'two' | 'pgbench', number[]> = { one: [], two: [], pgbench: [] };
+    await load([api.url, second.url], 3); // warm-up
     for (let round = 0; round < 2; round++) {
-      transfers.push(await transferLoad(base, token, accounts, 10));
-      if (pgbench && pgbenchDb) tps.push(runPgbench(pgbench, pgbenchDb, 10));
+      rates.one.push(await load([api.url], 10));
+      rates.two.push(await load([api.url, second.url], 10));
+      if (pgbench && pgbenchDb) rates.pgbench.push(runPgbench(pgbench, pgbenchDb, 10));
     }
-    const http = median(transfers);
-    console.log('\nInternal transfers through HTTP (JWT, 32 connections, 100 accounts; median of 2 rounds)');
-    console.log(`  transfers per second                 ${Math.round(http).toString().padStart(8)}/s`);
-    if (tps.length > 0) {
-      const bench = median(tps);
+    const [one, two] = [median(rates.one), median(rates.two)];
+    console.log(
+      '\nInternal transfers through HTTP (JWT, 32 connections, 100 accounts; median of 2 interleaved rounds)',
+    );
+    console.log(`  one API process                      ${Math.round(one).toString().padStart(8)}/s`);
+    console.log(
+      `  two API processes, same database     ${Math.round(two).toString().padStart(8)}/s   (${(two / one).toFixed(2)}x one)`,
+    );
+    if (rates.pgbench.length > 0) {
+      const bench = median(rates.pgbench);
       console.log(`  pgbench TPC-B-like, 32 clients       ${Math.round(bench).toString().padStart(8)} tps`);
-      console.log(`  ratio transfers / pgbench: ${(http / bench).toFixed(2)}   (target >= 0.5)`);
+      printRatio('ratio transfers (one process) / pgbench', one / bench, { atLeast: 0.5 });
     } else {
       console.log(
         "  pgbench was not found (install the PostgreSQL client tools, e.g. Debian's postgresql-15): no ratio.",
       );
     }
   } finally {
-    await api.stop();
-    if (pgbenchDb) await dropDatabase(db.url, 'payments_pgbench');
+    await Promise.all([api.stop(), second.stop()]);
+    if (pgbenchDb) await dropDatabase(db.url, PGBENCH_DATABASE);
     await db.stop();
   }
 }
 
-async function transferLoad(base: string, token: string, accounts: string[], seconds: number): Promise<number> {
-  const result = await autocannon({
-    url: base,
-    connections: 32,
-    duration: seconds,
-    requests: [
-      {
-        method: 'POST',
-        setupRequest: (request) => {
-          const from = Math.floor(Math.random() * accounts.length);
-          let to = Math.floor(Math.random() * (accounts.length - 1));
-          if (to >= from) to += 1;
-          return {
-            ...request,
-            path: `${new URL(base).pathname}/${accounts[from]}/transfer/`,
-            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ amount: '1.00', destination: { virtual_account: accounts[to] } }),
-          };
-        },
-      },
-    ],
+/** pgbench's own database, named per run so that benchmarks of several checkouts on one server do not collide. */
+const PGBENCH_DATABASE = `payments_pgbench_${process.pid}`;
+
+/**
+ * Transfers per second from 32 connections spread evenly over the API processes at `bases`.
+ * The requests (random distinct accounts) are made up front, so the load generator spends
+ * little CPU of the machine it shares with the service.
+ */
+async function transferLoad(
+  bases: string[],
+  path: string,
+  token: string,
+  accounts: string[],
+  seconds: number,
+): Promise<number> {
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const variants = Array.from({ length: 4096 }, () => {
+    const from = Math.floor(Math.random() * accounts.length);
+    let to = Math.floor(Math.random() * (accounts.length - 1));
+    if (to >= from) to += 1;
+    return {
+      path: `${path}/${accounts[from]}/transfer/`,
+      body: JSON.stringify({ amount: '1.00', destination: { virtual_account: accounts[to] } }),
+    };
   });
-  if (result.non2xx > 0 || result.errors > 0)
-    throw new Error(`transfers: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return result.requests.average;
+  let next = 0;
+  const results = await Promise.all(
+    bases.map((base) =>
+      autocannon({
+        url: base,
+        connections: 32 / bases.length,
+        duration: seconds,
+        requests: [
+          {
+            method: 'POST',
+            setupRequest: (request) => ({ ...request, ...variants[next++ % variants.length], headers }),
+          },
+        ],
+      }),
+    ),
+  );
+  for (const result of results) {
+    if (result.non2xx > 0 || result.errors > 0)
+      throw new Error(`transfers: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  }
+  return results.reduce((sum, result) => sum + result.requests.average, 0);
 }
 
 async function setUp(baseUrl: string, databaseUrl: string) {
@@ -132,7 +155,7 @@ async function setUp(baseUrl: string, databaseUrl: string) {
     await call('POST', `/sandbox/deposits/${deposit.id}/confirm/`, {}, token);
     accounts.push(sub.id);
   }
-  return { token, base, accounts };
+  return { token, path: new URL(base).pathname, accounts };
 }
 
 function findPgbench(): string | null {
@@ -149,12 +172,12 @@ function findPgbench(): string | null {
 
 async function createPgbenchDatabase(databaseUrl: string, pgbench: string | null): Promise<string | null> {
   if (!pgbench) return null;
-  await dropDatabase(databaseUrl, 'payments_pgbench');
+  await dropDatabase(databaseUrl, PGBENCH_DATABASE);
   const admin = new Client({ connectionString: withDatabase(databaseUrl, 'postgres') });
   await admin.connect();
-  await admin.query('CREATE DATABASE payments_pgbench');
+  await admin.query(`CREATE DATABASE ${PGBENCH_DATABASE}`);
   await admin.end();
-  const url = withDatabase(databaseUrl, 'payments_pgbench');
+  const url = withDatabase(databaseUrl, PGBENCH_DATABASE);
   execFileSync(pgbench, ['-i', '-s', '10', '-q', url], { stdio: 'ignore' });
   return url;
 }

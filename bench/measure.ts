@@ -40,3 +40,10 @@ export function printTable(title: string, rows: Array<[string, number]>, unit = 
     console.log(`  ${name.padEnd(width)}  ${Math.round(value).toLocaleString('en-US').padStart(12)}${unit}`);
   }
 }
+
+/** Prints a ratio with its target and whether this run meets it. */
+export function printRatio(label: string, ratio: number, target: { atLeast: number } | { atMost: number }): void {
+  const [sign, bound] = 'atLeast' in target ? ['>=', target.atLeast] : ['<=', target.atMost];
+  const met = 'atLeast' in target ? ratio >= target.atLeast : ratio <= target.atMost;
+  console.log(`  ${label}: ${ratio.toFixed(2)}   target ${sign} ${bound}: ${met ? 'met' : 'NOT met'}`);
+}

@@ -1,3 +1,4 @@
+import { chargesBenchmark } from './charges.bench';
 import { checkoutBenchmark } from './checkout.bench';
 import { ledgerBenchmark } from './ledger.bench';
 import { renewalsBenchmark } from './renewals.bench';
@@ -14,6 +15,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   split: splitBenchmark,
   transactions: transactionsBenchmark,
   ledger: ledgerBenchmark,
+  charges: chargesBenchmark,
   checkout: checkoutBenchmark,
   renewals: renewalsBenchmark,
   webhooks: webhooksBenchmark,

@@ -7,8 +7,53 @@ import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { runMigrations } from '../src/database/migrate';
 import { findFreePort } from '../src/common/net/free-port';
 import { PROJECT_ROOT } from '../src/config/paths';
+import { median, printRatio } from './measure';
 
 export const BENCH_JWT_SECRET = 'bench-secret-that-is-long-enough-0123456789';
+
+/** The environment of the API and bare servers a benchmark starts on its database. */
+export function serverEnv(databaseUrl: string): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    JWT_SECRET: BENCH_JWT_SECRET,
+    LOG_LEVEL: 'warn',
+    WORKERS_IN_API: 'false',
+    NODE_ENV: 'production',
+  };
+}
+
+/**
+ * The service against its bare yardstick: a short warm-up of each, then interleaved rounds of
+ * five seconds (service, bare, service, …); the median rate of each.
+ */
+export async function serviceAgainstBare(
+  load: (base: string, seconds: number) => Promise<number>,
+  bases: { service: string; bare: string },
+  rounds = 3,
+): Promise<{ service: number; bare: number }> {
+  const rates = { service: [] as number[], bare: [] as number[] };
+  for (const base of [bases.service, bases.bare]) await load(base, 2);
+  for (let round = 0; round < rounds; round++) {
+    rates.service.push(await load(bases.service, 5));
+    rates.bare.push(await load(bases.bare, 5));
+  }
+  return { service: median(rates.service), bare: median(rates.bare) };
+}
+
+/** Prints the two rates of `serviceAgainstBare` under `title`, their ratio and its target. */
+export function printServiceAgainstBare(
+  title: string,
+  bareLabel: string,
+  rates: { service: number; bare: number },
+  target: number,
+): void {
+  console.log(`\n${title} (per second, median of 3 interleaved rounds)`);
+  console.log(
+    `  ${'service (NestJS, guard, TypeORM)'.padEnd(38)}${Math.round(rates.service).toString().padStart(8)}/s`,
+  );
+  console.log(`  ${bareLabel.padEnd(38)}${Math.round(rates.bare).toString().padStart(8)}/s`);
+  printRatio('ratio service / bare', rates.service / rates.bare, { atLeast: target });
+}
 
 /** A fresh, migrated database: on DATABASE_URL's server when set, else an embedded PostgreSQL. */
 export async function benchDatabase(): Promise<{ url: string; stop(): Promise<void> }> {
@@ -52,7 +97,10 @@ export function startServer(
   script: string,
   env: Record<string, string>,
 ): Promise<{ url: string; stop(): Promise<void> }> {
-  return startProcess([join(PROJECT_ROOT, script)], env);
+  // BENCH_CPU_PROF=<folder>: each server writes a V8 CPU profile there when it stops
+  // (summarise one with `node dist/bench/profile-summary.js <file>`).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  return startProcess([...profile, join(PROJECT_ROOT, script)], env);
 }
 
 /**

@@ -3,8 +3,15 @@ import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { SAMPLE_RATE_PLANS_FILE } from '../src/config/paths';
 import { encodeCursor } from '../src/common/pagination/pagination';
-import { median } from './measure';
-import { BENCH_JWT_SECRET, benchDatabase, medianLatency, startServer } from './support';
+import { printRatio } from './measure';
+import {
+  benchDatabase,
+  medianLatency,
+  printServiceAgainstBare,
+  serverEnv,
+  serviceAgainstBare,
+  startServer,
+} from './support';
 
 /**
  * Unified transactions:
@@ -16,13 +23,7 @@ import { BENCH_JWT_SECRET, benchDatabase, medianLatency, startServer } from './s
  */
 export async function transactionsBenchmark(): Promise<void> {
   const db = await benchDatabase();
-  const env = {
-    DATABASE_URL: db.url,
-    JWT_SECRET: BENCH_JWT_SECRET,
-    LOG_LEVEL: 'warn',
-    WORKERS_IN_API: 'false',
-    NODE_ENV: 'production',
-  };
+  const env = serverEnv(db.url);
   const api = await startServer('dist/src/main.js', env);
   const sql = new Client({ connectionString: db.url });
   await sql.connect();
@@ -61,7 +62,9 @@ export async function transactionsBenchmark(): Promise<void> {
         `  ${name.padEnd(26)}${small[key].toFixed(2).padStart(10)}${large[key].toFixed(2).padStart(12)}${(large[key] / small[key]).toFixed(2).padStart(8)}`,
       );
     }
-    console.log('  target: ratio <= 1.5');
+    for (const key of ['first', 'deep'] as const) {
+      printRatio(`ratio 1,000,000 / 10,000 (${key} page)`, large[key] / small[key], { atMost: 1.5 });
+    }
 
     const { rows } = await sql.query(
       'SELECT id FROM transactions WHERE seller_id = $1 ORDER BY seq DESC OFFSET 500000 LIMIT 1',
@@ -70,20 +73,16 @@ export async function transactionsBenchmark(): Promise<void> {
     const detailPath = `/unified/accounts/sellers/${sellerId}/transactions/${rows[0].id}/`;
     const minimal = await startServer('dist/bench/minimal-detail-server.js', env);
     try {
-      const rates: Record<'service' | 'minimal', number[]> = { service: [], minimal: [] };
-      for (const base of [api.url, minimal.url]) await load(base + detailPath, headers, 2); // warm-up
-      for (let round = 0; round < 3; round++) {
-        rates.service.push(await load(api.url + detailPath, headers, 5));
-        rates.minimal.push(await load(minimal.url + detailPath, headers, 5));
-      }
-      const service = median(rates.service);
-      const bare = median(rates.minimal);
-      console.log(
-        '\n(b) Authenticated detail GET, 32 connections (requests per second, median of 3 interleaved rounds)',
+      const rates = await serviceAgainstBare((base, seconds) => load(base + detailPath, headers, seconds), {
+        service: api.url,
+        bare: minimal.url,
+      });
+      printServiceAgainstBare(
+        '(b) Authenticated detail GET, 32 connections',
+        'bare Fastify + pg, same queries',
+        rates,
+        0.8,
       );
-      console.log(`  service (NestJS, guard, TypeORM)      ${Math.round(service).toString().padStart(8)}/s`);
-      console.log(`  bare Fastify + pg, same queries       ${Math.round(bare).toString().padStart(8)}/s`);
-      console.log(`  ratio service / bare: ${(service / bare).toFixed(2)}   (target >= 0.6)`);
     } finally {
       await minimal.stop();
     }
@@ -94,15 +93,15 @@ export async function transactionsBenchmark(): Promise<void> {
   }
 }
 
-async function load(url: string, headers: Record<string, string>, seconds: number): Promise<number> {
+export async function load(url: string, headers: Record<string, string>, seconds: number): Promise<number> {
   const result = await autocannon({ url, headers, connections: 32, duration: seconds });
   if (result.non2xx > 0 || result.errors > 0)
     throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return result.requests.average;
 }
 
-/** A user with transactions.view on a seller that has the sample rate plan, through the API. */
-async function setUp(baseUrl: string, sql: Client) {
+/** A user with `permissions` on a seller that has the sample rate plan, through the API. */
+export async function setUp(baseUrl: string, sql: Client, permissions = ['transactions.view']) {
   const post = async (path: string, body: unknown, token?: string): Promise<any> => {
     const res = await fetch(baseUrl + path, {
       method: 'POST',
@@ -131,11 +130,7 @@ async function setUp(baseUrl: string, sql: Client) {
     adminToken,
   );
   await post('/user/register/', { email: 'bench-reader@example.com', password: 'bench password 2', name: 'Reader' });
-  await post(
-    `/sellers/${seller.id}/accesses/`,
-    { email: 'bench-reader@example.com', permissions: ['transactions.view'] },
-    adminToken,
-  );
+  await post(`/sellers/${seller.id}/accesses/`, { email: 'bench-reader@example.com', permissions }, adminToken);
   const token = (await post('/user/login/', { email: 'bench-reader@example.com', password: 'bench password 2' }))
     .access;
   return { token, sellerId: seller.id as string, ratePlanId: rows[0].id as string };

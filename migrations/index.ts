@@ -11,6 +11,7 @@ import { UsersAdmin1763800310000 } from './1763800310000-users-admin';
 import { Webhooks1763800400000 } from './1763800400000-webhooks';
 import { TicketedEvents1763800500000 } from './1763800500000-ticketed-events';
 import { Subscriptions1763800600000 } from './1763800600000-subscriptions';
+import { CredentialNotifications1763800800000 } from './1763800800000-credential-notifications';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -27,4 +28,5 @@ export const migrations = [
   Webhooks1763800400000,
   TicketedEvents1763800500000,
   Subscriptions1763800600000,
+  CredentialNotifications1763800800000,
 ];

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
+import { FAST_JSON_DTOS, FastJsonSerializers } from './common/http/fast-json';
 import { RequestDrain } from './common/http/drain';
 import { createFastifyAdapter } from './common/http/fastify-setup';
 import { PinoNestLogger, createLogger } from './common/logging/logger';
@@ -22,6 +23,7 @@ export interface CreateAppOptions {
 export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<NestFastifyApplication> {
   const logger = createLogger(config.logLevel, options.logDestination);
   const metrics = new HttpMetrics();
+  const fastJson = new FastJsonSerializers();
   const drain = new RequestDrain();
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.register({
@@ -30,12 +32,17 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
       runWorkers: options.runWorkers ?? config.workersInApi,
       imports: options.imports,
     }),
-    createFastifyAdapter({ logger, metrics, drain, trustProxy: config.trustProxy }),
+    createFastifyAdapter({ logger, metrics, drain, trustProxy: config.trustProxy, fastJson }),
     { bodyParser: false, logger: new PinoNestLogger(logger), abortOnError: false, preview: options.preview },
   );
   drains.set(app, drain);
   if (!options.preview) {
-    mountOpenApi(app, buildOpenApiDocument(app));
+    const document = buildOpenApiDocument(app);
+    // Tests check every fast-serialised body against JSON.stringify's.
+    fastJson.load(document.components as Record<string, unknown>, [...FAST_JSON_DTOS], {
+      verify: config.env === 'test',
+    });
+    mountOpenApi(app, document);
     await app.init();
   }
   return app;

@@ -2,6 +2,7 @@ import { DynamicModule, Global, Module, Type } from '@nestjs/common';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
+import { CredentialCacheModule } from './auth/credential-cache.module';
 import { CommonModule } from './common/common.module';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module';
 import { APP_CONFIG, AppConfig } from './config/config';
@@ -52,6 +53,7 @@ export class AppModule {
         DatabaseModule,
         JobsModule.register(options.runWorkers),
         CommonModule,
+        CredentialCacheModule,
         AuthModule,
         RateLimitModule,
         SellersModule,

@@ -4,6 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { recordAudit } from '../audit/audit-log';
 import { changedFields } from '../audit/changes';
+import { CredentialCache } from '../auth/credential-cache';
 import { NotFoundError } from '../common/errors/api-error';
 import { requestTransaction } from '../common/idempotency/request-transaction';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
@@ -23,6 +24,7 @@ export class ApiKeysService {
   constructor(
     private readonly keys: ApiKeysRepository,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly credentials: CredentialCache,
   ) {}
 
   create(sellerId: string, input: CreateApiKeyDto): Promise<CreatedApiKeyResponseDto> {
@@ -81,6 +83,7 @@ export class ApiKeysService {
         });
       }
     });
+    this.credentials.apiKeyChanged(id);
     return this.get(sellerId, id);
   }
 
@@ -89,6 +92,7 @@ export class ApiKeysService {
       if (!(await this.keys.softDelete(manager, sellerId, id))) throw notFound();
       await recordAudit(manager, { action: 'api_key.deleted', sellerId, target: { type: 'api_key', id } });
     });
+    this.credentials.apiKeyChanged(id);
   }
 
   /** The key behind a presented secret, active or not; null when unknown or deleted. */

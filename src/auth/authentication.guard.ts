@@ -3,6 +3,7 @@ import { AuthGuard } from '@nestjs/passport';
 import { UnauthorizedError } from '../common/errors/api-error';
 import { bearerToken } from './bearer';
 import type { AuthenticatedRequest } from './principal';
+import { JwtStrategy } from './strategies/jwt.strategy';
 import { API_KEY_SHAPE, JWT_SHAPE } from './token-shape';
 
 /**
@@ -13,13 +14,23 @@ import { API_KEY_SHAPE, JWT_SHAPE } from './token-shape';
  */
 @Injectable()
 export class AuthenticationGuard extends AuthGuard(['jwt', 'api-key']) {
+  constructor(private readonly jwt: JwtStrategy) {
+    super();
+  }
+
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const header = context.switchToHttp().getRequest<AuthenticatedRequest>().headers.authorization;
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const header = request.headers.authorization;
     if (!header) throw new UnauthorizedError('not_authenticated', 'Send a bearer token in the Authorization header.');
     const token = bearerToken(header);
     if (!token) throw new UnauthorizedError('invalid_token', 'The Authorization header must be "Bearer <token>".');
     if (!JWT_SHAPE.test(token) && !API_KEY_SHAPE.test(token)) {
       throw new UnauthorizedError('invalid_token', 'The bearer token is neither a JWT nor an API key.');
+    }
+    const verified = this.jwt.verifiedPrincipal(match[1]);
+    if (verified) {
+      request.user = await verified;
+      return true;
     }
     return (await super.canActivate(context)) as boolean;
   }

@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { BadRequestError } from '../common/errors/api-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { MailService } from '../mail/mail.service';
+import { CredentialCache } from './credential-cache';
 import { PasswordRecoveriesRepository } from './password-recoveries.repository';
 import { RefreshTokensRepository } from './refresh-tokens.repository';
 import { hashPassword } from './users.service';
@@ -28,6 +29,7 @@ export class PasswordRecoveryService {
     private readonly refreshTokens: RefreshTokensRepository,
     private readonly mail: MailService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly credentials: CredentialCache,
   ) {}
 
   /** Sends a code when the e-mail belongs to a user; answers the same either way. */
@@ -67,11 +69,12 @@ export class PasswordRecoveryService {
       await this.recoveries.burn(manager, user.id);
       await this.users.resetPassword(manager, user.id, passwordHash);
       await this.refreshTokens.revokeAllForUser(manager, user.id);
-      return 'done' as const;
+      return { userId: user.id };
     });
     if (outcome === 'invalid') {
       throw new BadRequestError('invalid_recovery_token', 'The recovery code is invalid or has expired.');
     }
+    this.credentials.userChanged(outcome.userId);
   }
 
   private codeHash(userId: string, code: string): string {

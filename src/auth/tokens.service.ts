@@ -3,6 +3,7 @@ import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
 import { UnauthorizedError } from '../common/errors/api-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { CredentialCache } from './credential-cache';
 import { RefreshTokensRepository } from './refresh-tokens.repository';
 import { UsersRepository } from './users.repository';
 
@@ -43,6 +44,7 @@ export class TokensService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly refreshTokens: RefreshTokensRepository,
     private readonly users: UsersRepository,
+    private readonly credentials: CredentialCache,
   ) {}
 
   async issueSession(user: { id: string; tokenVersion: number }): Promise<SessionTokens> {
@@ -68,6 +70,7 @@ export class TokensService {
   async revoke(refreshToken: string): Promise<void> {
     const claims = await this.verifyRefresh(refreshToken);
     await this.refreshTokens.revoke(claims.jti);
+    this.credentials.userChanged(claims.sub);
   }
 
   /** Verifies signature, expiry, issuer, audience and type; throws 401 otherwise. */

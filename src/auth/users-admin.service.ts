@@ -5,6 +5,7 @@ import { AuditAction, recordAudit } from '../audit/audit-log';
 import { ForbiddenError, NotFoundError } from '../common/errors/api-error';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { AdminUpdateUserDto, AdminUserResponseDto } from './dto/admin-user.dto';
+import { CredentialCache } from './credential-cache';
 import type { UserPrincipal } from './principal';
 import { RefreshTokensRepository } from './refresh-tokens.repository';
 import { UsersRepository } from './users.repository';
@@ -20,6 +21,7 @@ export class UsersAdminService {
     private readonly users: UsersRepository,
     private readonly refreshTokens: RefreshTokensRepository,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly credentials: CredentialCache,
   ) {}
 
   async list(page: PageRequest, search?: string): Promise<Page<AdminUserResponseDto>> {
@@ -64,6 +66,7 @@ export class UsersAdminService {
       }
       return (await this.users.findById(id, manager))!;
     });
+    this.credentials.userChanged(id);
     return AdminUserResponseDto.of(user);
   }
 }

@@ -7,6 +7,7 @@ import { requestTransaction } from '../common/idempotency/request-transaction';
 import { SellersService } from '../sellers/sellers.service';
 import { MeResponseDto, RegisterDto, UserResponseDto } from './dto/user.dto';
 import type { User } from './entities/user.entity';
+import { CredentialCache } from './credential-cache';
 import { RefreshTokensRepository } from './refresh-tokens.repository';
 import { SessionTokens, TokensService } from './tokens.service';
 import { normaliseEmail, UsersRepository } from './users.repository';
@@ -27,6 +28,7 @@ export class UsersService {
     private readonly refreshTokens: RefreshTokensRepository,
     private readonly sellers: SellersService,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly credentials: CredentialCache,
   ) {}
 
   async register(input: RegisterDto): Promise<UserResponseDto> {
@@ -79,6 +81,7 @@ export class UsersService {
         await this.users.update(existing.id, { isSuperuser: true, ...(name ? { name } : {}) }, manager);
         await this.refreshTokens.revokeAllForUser(manager, existing.id);
       });
+      this.credentials.userChanged(existing.id);
       return { user: (await this.users.findById(existing.id))!, created: false };
     }
     const user = await this.users.create({

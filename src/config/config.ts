@@ -48,6 +48,13 @@ const envSchema = z
       .min(2, { message: 'must be an integer between 2 and 100' })
       .max(100, { message: 'must be an integer between 2 and 100' })
       .default(10),
+    DATABASE_LISTEN_URL: urlWithProtocol(['postgres:', 'postgresql:']).optional(),
+    CREDENTIAL_CACHE_SECONDS: z.coerce
+      .number({ message: 'must be an integer between 0 and 300' })
+      .int({ message: 'must be an integer between 0 and 300' })
+      .min(0, { message: 'must be an integer between 0 and 300' })
+      .max(300, { message: 'must be an integer between 0 and 300' })
+      .default(10),
     DATA_DIR: z.string().min(1).default('./.data'),
     JWT_SECRET: z.string().min(32, { message: 'must be at least 32 characters' }).optional(),
     ACCESS_TOKEN_TTL: positiveSeconds.default(86_400),
@@ -116,6 +123,13 @@ export interface AppConfig {
   port: number;
   databaseUrl: string;
   databasePoolSize: number;
+  /**
+   * The connection that LISTENs for credential changes: DATABASE_URL unless set (set it to reach
+   * PostgreSQL directly when DATABASE_URL goes through a transaction-pooling proxy, which cannot LISTEN).
+   */
+  databaseListenUrl: string;
+  /** How long a process reuses a user's or API key's credential state (0: read it on every request). */
+  credentialCacheSeconds: number;
   /** Seconds a database statement may run before it is cancelled (and its request answers 503). */
   databaseQueryTimeout: number;
   dataDir: string;
@@ -189,6 +203,8 @@ export function toAppConfig(env: Environment, resolved: { databaseUrl: string; j
     port: env.PORT,
     databaseUrl: resolved.databaseUrl,
     databasePoolSize: env.DATABASE_POOL_SIZE,
+    databaseListenUrl: env.DATABASE_LISTEN_URL ?? resolved.databaseUrl,
+    credentialCacheSeconds: env.CREDENTIAL_CACHE_SECONDS,
     databaseQueryTimeout: env.DATABASE_QUERY_TIMEOUT,
     dataDir: env.DATA_DIR,
     jwtSecret: resolved.jwtSecret,

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
 import { applyKeyset, PageRequest } from '../common/pagination/pagination';
+import { RowMapper } from '../database/row-mapper';
 import { RatePlan } from './entities/rate-plan.entity';
 import { SplitPlan } from './entities/split-plan.entity';
 
@@ -15,13 +16,19 @@ export interface RatePlanImport {
 
 @Injectable()
 export class PlansRepository {
+  private readonly ratePlanRows: RowMapper<RatePlan>;
+
   constructor(
     @InjectRepository(RatePlan) private readonly ratePlans: Repository<RatePlan>,
     @InjectRepository(SplitPlan) private readonly splitPlans: Repository<SplitPlan>,
-  ) {}
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {
+    this.ratePlanRows = new RowMapper(ratePlans.metadata);
+  }
 
+  /** Read on every charge: without the query builder. */
   findRatePlan(id: string): Promise<RatePlan | null> {
-    return this.ratePlans.findOneBy({ id });
+    return this.ratePlanRows.one(this.dataSource.manager, 'r', 'r.id = $1', [id]);
   }
 
   listRatePlans(page: PageRequest, search?: string): Promise<RatePlan[]> {

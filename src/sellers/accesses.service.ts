@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { recordAudit } from '../audit/audit-log';
 import { AuthorizationService } from '../auth/authorization.service';
+import { CredentialCache } from '../auth/credential-cache';
 import type { Permission } from '../auth/permissions';
 import type { UserPrincipal } from '../auth/principal';
 import { UserDirectory } from '../auth/user-directory.service';
@@ -25,6 +26,7 @@ export class AccessesService {
     private readonly users: UserDirectory,
     private readonly authorization: AuthorizationService,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly credentials: CredentialCache,
   ) {}
 
   async grant(principal: UserPrincipal, sellerId: string, input: CreateAccessDto): Promise<AccessResponseDto> {
@@ -40,7 +42,7 @@ export class AccessesService {
       input.permissions,
     );
     try {
-      return await requestTransaction(this.dataSource, async (manager) => {
+      const access = await requestTransaction(this.dataSource, async (manager) => {
         const created = await this.accesses.create(manager, {
           sellerId,
           userId: user.id,
@@ -54,6 +56,8 @@ export class AccessesService {
         });
         return AccessResponseDto.of(created);
       });
+      this.credentials.userChanged(user.id);
+      return access;
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new ConflictError('access_exists', 'This user already has an access to the seller; update it instead.');
@@ -85,11 +89,12 @@ export class AccessesService {
       });
       return (await this.accesses.findForSeller(sellerId, id, manager))!;
     });
+    this.credentials.userChanged(access.userId);
     return AccessResponseDto.of(access);
   }
 
   async revoke(principal: UserPrincipal, sellerId: string, id: string): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
+    const userId = await this.dataSource.transaction(async (manager) => {
       const current = await this.accesses.lockForSeller(manager, sellerId, id);
       if (!current) throw accessNotFound();
       await this.authorization.authorizeAccessChange(principal, sellerId, current, []);
@@ -100,7 +105,9 @@ export class AccessesService {
         target: { type: 'access', id },
         changes: { user: current.userId, permissions: current.permissions },
       });
+      return current.userId;
     });
+    this.credentials.userChanged(userId);
   }
 }
 

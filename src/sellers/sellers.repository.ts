@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { applyKeyset, PageRequest } from '../common/pagination/pagination';
+import { RowMapper } from '../database/row-mapper';
 import { Access } from './entities/access.entity';
 import { Seller } from './entities/seller.entity';
 import { Subaccount } from './entities/subaccount.entity';
@@ -9,11 +10,15 @@ import { Subaccount } from './entities/subaccount.entity';
 /** SQL of sellers and sub-accounts (the access table: AccessesRepository). Seller-owned rows are read by seller id. */
 @Injectable()
 export class SellersRepository {
+  private readonly sellerRows: RowMapper<Seller>;
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @InjectRepository(Seller) private readonly sellers: Repository<Seller>,
     @InjectRepository(Subaccount) private readonly subaccounts: Repository<Subaccount>,
-  ) {}
+  ) {
+    this.sellerRows = new RowMapper(sellers.metadata);
+  }
 
   // ---- sellers
 
@@ -26,8 +31,9 @@ export class SellersRepository {
     return this.sellers.findOneBy({ document });
   }
 
+  /** Read on every charge: without the query builder. */
   findSeller(id: string): Promise<Seller | null> {
-    return this.sellers.findOneBy({ id });
+    return this.sellerRows.one(this.dataSource.manager, 's', 's.id = $1', [id]);
   }
 
   /** The seller, locked until the end of the caller's transaction. */

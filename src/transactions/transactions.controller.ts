@@ -8,6 +8,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { Authenticated } from '../auth/access.decorators';
+import { FastJson } from '../common/http/fast-json';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { PageOf, toPageRequest } from '../common/pagination/pagination';
 import { UuidParam } from '../common/validation/uuid-param';
@@ -32,6 +33,7 @@ export class TransactionsController {
   @Post()
   @Authenticated({ seller: 'sellers_pk', permission: 'transactions.create' })
   @Idempotent()
+  @FastJson(TransactionResponseDto)
   @ApiOperation({
     summary: 'Charge a payment (card, pix or boleto) through the payment processor',
     description:
@@ -61,6 +63,7 @@ export class TransactionsController {
 
   @Get(':id')
   @Authenticated({ seller: 'sellers_pk', permission: 'transactions.view', credentials: 'jwt_or_api_key' })
+  @FastJson(TransactionResponseDto)
   @ApiOperation({
     summary: 'One unified transaction (the same structure as a list item)',
     description:

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, IsNull, Repository } from 'typeorm';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, IsNull, Repository } from 'typeorm';
 import type { Cents } from '../common/money/money';
 import { applyKeyset, PageRequest } from '../common/pagination/pagination';
+import { RowMapper } from '../database/row-mapper';
 import type { EntryMode, PaymentType } from '../split/table';
 import { SplitRule } from './entities/split-rule.entity';
 import { Transaction, TransactionStatus } from './entities/transaction.entity';
@@ -23,14 +24,27 @@ export interface TransactionFilters {
 /** SQL of unified transactions and their split rules. Every read of a seller's data names the seller. */
 @Injectable()
 export class TransactionsRepository {
+  private readonly transactionRows: RowMapper<Transaction>;
+  private readonly ruleRows: RowMapper<SplitRule>;
+
   constructor(
     @InjectRepository(Transaction) private readonly transactions: Repository<Transaction>,
-    @InjectRepository(SplitRule) private readonly rules: Repository<SplitRule>,
-  ) {}
+    @InjectRepository(SplitRule) rules: Repository<SplitRule>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {
+    this.transactionRows = new RowMapper(transactions.metadata);
+    this.ruleRows = new RowMapper(rules.metadata);
+  }
 
-  insert(manager: EntityManager, data: Partial<Transaction>): Promise<Transaction> {
-    const repo = manager.getRepository(Transaction);
-    return repo.save(repo.create(data));
+  /** Inserts the transaction (the database's defaults for what `data` leaves out) and answers it, in one round trip. */
+  async insert(manager: EntityManager, data: Partial<Transaction>): Promise<Transaction> {
+    const insertion = this.transactionRows.insertion(data);
+    const rows: Array<Record<string, unknown>> = await manager.query(
+      `INSERT INTO transactions AS t (${insertion.columns}) VALUES (${insertion.placeholders})
+       RETURNING ${this.transactionRows.select('t')}`,
+      insertion.values,
+    );
+    return this.transactionRows.map(rows[0]);
   }
 
   /** The seller's transaction with its active split rules (oldest first), in one query. */
@@ -38,36 +52,53 @@ export class TransactionsRepository {
     sellerId: string,
     id: string,
   ): Promise<{ transaction: Transaction; rules: SplitRule[] } | null> {
-    const found = (await this.transactions
-      .createQueryBuilder('t')
-      .leftJoinAndMapMany('t.activeRules', SplitRule, 'r', 'r.transaction_id = t.id AND r.deleted_at IS NULL')
-      .where('t.seller_id = :sellerId AND t.id = :id', { sellerId, id })
-      .orderBy('r.seq', 'ASC')
-      .getOne()) as (Transaction & { activeRules: SplitRule[] }) | null;
-    return found ? { transaction: found, rules: found.activeRules } : null;
+    // A hot read (every detail GET): plain SQL and a precompiled mapping, no query builder.
+    const rows: Array<Record<string, unknown>> = await this.dataSource.query(
+      `SELECT ${this.transactionRows.select('t')}, ${this.ruleRows.select('r', 'r__')}
+         FROM transactions t
+         LEFT JOIN transaction_split_rules r ON r.transaction_id = t.id AND r.deleted_at IS NULL
+        WHERE t.seller_id = $1 AND t.id = $2
+        ORDER BY r.seq`,
+      [sellerId, id],
+    );
+    if (rows.length === 0) return null;
+    return {
+      transaction: this.transactionRows.map(rows[0]),
+      rules: rows.filter((row) => row.r__id !== null).map((row) => this.ruleRows.map(row, 'r__')),
+    };
   }
 
   findById(id: string): Promise<Transaction | null> {
-    return this.transactions.findOneBy({ id });
+    return this.one(this.dataSource.manager, 't.id = $1', [id]);
   }
 
   findForSeller(sellerId: string, id: string): Promise<Transaction | null> {
-    return this.transactions.findOneBy({ sellerId, id });
+    return this.one(this.dataSource.manager, 't.seller_id = $1 AND t.id = $2', [sellerId, id]);
   }
 
   /** Locks the transaction row for the rest of the caller's database transaction. */
   lockForSeller(manager: EntityManager, sellerId: string, id: string): Promise<Transaction | null> {
-    return manager.getRepository(Transaction).findOne({ where: { sellerId, id }, lock: { mode: 'pessimistic_write' } });
+    return this.one(manager, 't.seller_id = $1 AND t.id = $2 FOR UPDATE', [sellerId, id]);
   }
 
   lockById(manager: EntityManager, id: string): Promise<Transaction | null> {
-    return manager.getRepository(Transaction).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+    return this.one(manager, 't.id = $1 FOR UPDATE', [id]);
   }
 
+  /** Writes the changes and answers the transaction as it now is, in one round trip. */
   async update(manager: EntityManager, id: string, changes: Partial<Transaction>): Promise<Transaction> {
-    const repo = manager.getRepository(Transaction);
-    await repo.update({ id }, changes);
-    return (await repo.findOneBy({ id }))!;
+    const set = this.transactionRows.assignments(changes, 1);
+    // TypeORM answers an UPDATE as [rows, affected].
+    const [rows]: [Array<Record<string, unknown>>, number] = await manager.query(
+      `UPDATE transactions t SET ${set.sql} WHERE t.id = $1 RETURNING ${this.transactionRows.select('t')}`,
+      [id, ...set.values],
+    );
+    return this.transactionRows.map(rows[0]);
+  }
+
+  /** The transaction matching `where` (on alias t), read without the query builder (a hot path of charges). */
+  private one(manager: EntityManager, where: string, params: unknown[]): Promise<Transaction | null> {
+    return this.transactionRows.one(manager, 't', where, params);
   }
 
   /** Card transactions pending for longer than a charge takes (the oldest 500). */
@@ -103,11 +134,15 @@ export class TransactionsRepository {
   async activeRules(transactionIds: string[], manager?: EntityManager): Promise<Map<string, SplitRule[]>> {
     const grouped = new Map<string, SplitRule[]>(transactionIds.map((id) => [id, []]));
     if (transactionIds.length === 0) return grouped;
-    const rows = await (manager?.getRepository(SplitRule) ?? this.rules).find({
-      where: { transactionId: In(transactionIds), deletedAt: IsNull() },
-      order: { seq: 'ASC' },
-    });
-    for (const rule of rows) grouped.get(rule.transactionId)!.push(rule);
+    const rows: Array<Record<string, unknown>> = await (manager ?? this.dataSource.manager).query(
+      `SELECT ${this.ruleRows.select('r')} FROM transaction_split_rules r
+        WHERE r.transaction_id = ANY($1::uuid[]) AND r.deleted_at IS NULL ORDER BY r.seq`,
+      [transactionIds],
+    );
+    for (const row of rows) {
+      const rule = this.ruleRows.map(row);
+      grouped.get(rule.transactionId)!.push(rule);
+    }
     return grouped;
   }
 

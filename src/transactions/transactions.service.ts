@@ -8,6 +8,7 @@ import {
   keepIdempotencyKeyOpen,
   outsideIdempotencyKey,
   requestTransaction,
+  holdsIdempotencyKey,
   resumedResource,
   tieIdempotencyKey,
 } from '../common/idempotency/request-transaction';
@@ -20,7 +21,7 @@ import { JobQueue } from '../jobs/job-queue.service';
 import { SplitService } from '../split/split.service';
 import type { EntryMode } from '../split/table';
 import { recordAudit } from '../audit/audit-log';
-import { recordEvent } from '../webhooks/outbox';
+import { EventType, recordEvent, recordEvents } from '../webhooks/outbox';
 import {
   CardDto,
   CardOnFileChargeDto,
@@ -142,35 +143,39 @@ export class TransactionsService implements OnModuleInit {
 
     // 1. The transaction is stored first, as pending, so that no charge can exist without it. The
     // request's Idempotency-Key is tied to it: a retry after a crash resumes it (see resume).
-    const pending = await this.dataSource.transaction(async (manager) => {
-      const tx = await this.transactions.insert(manager, {
-        sellerId,
-        amount: payment.amount,
-        currency: 'BRL',
-        paymentType: input.payment_type,
-        installments: payment.installments,
-        cardBrand: payment.brand,
-        cardLast4: payment.card ? payment.card.number.slice(-4) : (cardOnFile?.last4 ?? null),
-        entryMode: payment.entryMode,
-        status: 'pending',
-        description: input.description ?? null,
-        source,
-        reference: input.reference ?? null,
-        customer: input.customer ? { ...input.customer } : null,
-        ratePlanId: ratePlan.id,
-        splitPlanId: splitPlan?.id ?? null,
-        feePercentage: resolution.fee.units,
-        feeFixed: resolution.fee.fixed,
-        feeAmount: resolution.fee.amount,
-        shares: resolution.shares,
-        developerAmount: resolution.developerAmount,
-        participantsAmount: resolution.participantsAmount,
-        sellerNet: resolution.sellerNet,
-        processor: this.processor.name,
-      });
-      await tieIdempotencyKey(manager, tx.id);
-      return tx;
-    });
+    const record: Partial<Transaction> = {
+      sellerId,
+      amount: payment.amount,
+      currency: 'BRL',
+      paymentType: input.payment_type,
+      installments: payment.installments,
+      cardBrand: payment.brand,
+      cardLast4: payment.card ? payment.card.number.slice(-4) : (cardOnFile?.last4 ?? null),
+      entryMode: payment.entryMode,
+      status: 'pending',
+      description: input.description ?? null,
+      source,
+      reference: input.reference ?? null,
+      customer: input.customer ? { ...input.customer } : null,
+      ratePlanId: ratePlan.id,
+      splitPlanId: splitPlan?.id ?? null,
+      feePercentage: resolution.fee.units,
+      feeFixed: resolution.fee.fixed,
+      feeAmount: resolution.fee.amount,
+      shares: resolution.shares,
+      developerAmount: resolution.developerAmount,
+      participantsAmount: resolution.participantsAmount,
+      sellerNet: resolution.sellerNet,
+      processor: this.processor.name,
+    };
+    // Without an Idempotency-Key to tie, the insert is a statement of its own (one round trip).
+    const pending = holdsIdempotencyKey()
+      ? await this.dataSource.transaction(async (manager) => {
+          const tx = await this.transactions.insert(manager, record);
+          await tieIdempotencyKey(manager, tx.id);
+          return tx;
+        })
+      : await this.transactions.insert(this.dataSource.manager, record);
     return this.charge(pending, payment, input);
   }
 
@@ -270,9 +275,13 @@ export class TransactionsService implements OnModuleInit {
       });
       const view = await this.viewOf(manager, tx);
       await this.settlements.notify(manager, view, current.status);
-      await recordEvent(manager, 'transaction.created', tx.sellerId, view);
-      if (charge.status === 'approved') await recordEvent(manager, 'transaction.approved', tx.sellerId, view);
-      if (charge.status === 'declined') await recordEvent(manager, 'transaction.declined', tx.sellerId, view);
+      const types: EventType[] = ['transaction.created'];
+      if (charge.status === 'approved') types.push('transaction.approved');
+      if (charge.status === 'declined') types.push('transaction.declined');
+      await recordEvents(
+        manager,
+        types.map((type) => ({ type, sellerId: tx.sellerId, data: view })),
+      );
       return view;
     });
   }

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/access.decorators';
+import { FastJson } from '../common/http/fast-json';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { PageOf, PageQueryDto, toPageRequest } from '../common/pagination/pagination';
 import { UuidParam } from '../common/validation/uuid-param';
@@ -94,6 +95,7 @@ export class VirtualAccountsController {
   @Post(':id/transfer')
   @Authenticated(OPERATE)
   @Idempotent()
+  @FastJson(PostingResponseDto)
   @ApiOperation({
     summary:
       'Transfer out: to another virtual account (completes at once), or a PIX key or bank account (a payout, `processing` until it completes or fails)',

@@ -7,7 +7,7 @@ import { TEST_JWT_SECRET } from './test-app';
 
 const TS_MAIN = ['--require', join(PROJECT_ROOT, 'test/support/ts-register.js'), join(PROJECT_ROOT, 'src/main.ts')];
 
-/** A real API process (`src/main.ts`, compiled as it loads) against the given database. */
+/** A real API process (`src/main.ts`, compiled as it loads) against the given database; `env` adds settings. */
 export async function startApiProcess(
   databaseUrl: string,
   env: Record<string, string> = {},

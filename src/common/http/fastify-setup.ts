@@ -11,6 +11,7 @@ import type { HttpMetrics } from '../../metrics/http-metrics';
 import { requestLogFieldsOf, runInRequestContext } from '../context/request-context';
 import type { RequestDrain } from './drain';
 import { MAX_JSON_DEPTH, STRING_PROBLEM_MESSAGES, findBadString, jsonNestedDeeperThan } from './input-guard';
+import type { FastJsonSerializers } from './fast-json';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -26,6 +27,7 @@ export function createFastifyAdapter(options: {
   metrics: HttpMetrics;
   drain: RequestDrain;
   trustProxy: boolean;
+  fastJson: FastJsonSerializers;
 }): FastifyAdapter {
   const { logger, metrics } = options;
   const adapter = new FastifyAdapter({
@@ -50,6 +52,7 @@ export function createFastifyAdapter(options: {
   const fastify = adapter.getInstance() as unknown as FastifyInstance;
   const routes = recordRoutes(fastify);
   options.drain.install(fastify);
+  options.fastJson.hook(fastify);
 
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, parseJson);
@@ -91,6 +94,7 @@ export function createFastifyAdapter(options: {
     const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
     const seconds = reply.elapsedTime / 1000;
     metrics.observe(request.method, route, reply.statusCode, seconds);
+    if (!(request.log as Logger).isLevelEnabled('info')) return; // the line would be dropped: do not build it
     const { request_id: _bound, ...who } = requestLogFieldsOf(request);
     request.log.info(
       {

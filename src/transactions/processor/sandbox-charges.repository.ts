@@ -11,6 +11,24 @@ interface SandboxChargeRow {
   boleto: { digitable_line: string; due_date: string } | null;
 }
 
+const COLUMNS = 'status, reference, decline_reason, pix, boleto';
+
+function toChargeStatus(row: SandboxChargeRow): ChargeStatus {
+  switch (row.status) {
+    case 'declined':
+      return { status: 'declined', reference: row.reference, declineReason: row.decline_reason ?? 'card_declined' };
+    case 'pending':
+      return {
+        status: 'pending',
+        reference: row.reference,
+        ...(row.pix ? { pix: row.pix } : {}),
+        ...(row.boleto ? { boleto: row.boleto } : {}),
+      };
+    default:
+      return { status: row.status, reference: row.reference };
+  }
+}
+
 /**
  * The sandbox processor's side of the books (`sandbox_charges`): the charges it received, by
  * idempotency key, as a real processor keeps them. Shared by every API process.
@@ -19,12 +37,17 @@ interface SandboxChargeRow {
 export class SandboxChargesRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Stores the charge unless one with this key exists; answers the charge stored under the key. */
+  /** Stores the charge unless one with this key exists; answers the charge stored under the key (one round trip). */
   async insertOnce(transactionId: string, charge: ChargeStatus): Promise<ChargeStatus> {
-    await this.dataSource.query(
-      `INSERT INTO sandbox_charges (transaction_id, status, reference, decline_reason, pix, boleto)
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb)
-       ON CONFLICT (transaction_id) DO NOTHING`,
+    const rows: SandboxChargeRow[] = await this.dataSource.query(
+      `WITH inserted AS (
+         INSERT INTO sandbox_charges (transaction_id, status, reference, decline_reason, pix, boleto)
+         VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb)
+         ON CONFLICT (transaction_id) DO NOTHING
+         RETURNING ${COLUMNS})
+       SELECT ${COLUMNS} FROM inserted
+       UNION ALL
+       SELECT ${COLUMNS} FROM sandbox_charges WHERE transaction_id = $1 AND NOT EXISTS (SELECT 1 FROM inserted)`,
       [
         transactionId,
         charge.status,
@@ -34,29 +57,15 @@ export class SandboxChargesRepository {
         charge.status === 'pending' && charge.boleto ? JSON.stringify(charge.boleto) : null,
       ],
     );
-    return (await this.find(transactionId))!;
+    return toChargeStatus(rows[0]);
   }
 
   async find(transactionId: string): Promise<ChargeStatus | null> {
     const rows: SandboxChargeRow[] = await this.dataSource.query(
-      `SELECT status, reference, decline_reason, pix, boleto FROM sandbox_charges WHERE transaction_id = $1`,
+      `SELECT ${COLUMNS} FROM sandbox_charges WHERE transaction_id = $1`,
       [transactionId],
     );
-    if (rows.length === 0) return null;
-    const [row] = rows;
-    switch (row.status) {
-      case 'declined':
-        return { status: 'declined', reference: row.reference, declineReason: row.decline_reason ?? 'card_declined' };
-      case 'pending':
-        return {
-          status: 'pending',
-          reference: row.reference,
-          ...(row.pix ? { pix: row.pix } : {}),
-          ...(row.boleto ? { boleto: row.boleto } : {}),
-        };
-      default:
-        return { status: row.status, reference: row.reference };
-    }
+    return rows.length === 0 ? null : toChargeStatus(rows[0]);
   }
 
   async markVoided(transactionId: string): Promise<void> {

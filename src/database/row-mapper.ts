@@ -1,0 +1,105 @@
+import type { EntityManager, EntityMetadata, ValueTransformer } from 'typeorm';
+
+/** Column types the pg driver already returns as TypeORM would hydrate them. */
+const PLAIN_TYPES = new Set(['uuid', 'text', 'integer', 'bigint', 'boolean', 'jsonb', 'timestamptz']);
+
+/**
+ * Entities from raw rows without TypeORM's query builder and hydration, for hot reads: the
+ * select list and the row-to-entity function are made once per entity from its metadata (same
+ * column names, same transformers), so a query costs its SQL and a plain loop over columns.
+ * `prefix` names the columns of a joined entity (`r__amount_cents`), so one row can carry two.
+ */
+export class RowMapper<T> {
+  private readonly columns: Array<{ property: string; column: string; json: boolean; transformer?: ValueTransformer }>;
+  private readonly byProperty: Map<string, { column: string; json: boolean; transformer?: ValueTransformer }>;
+  private readonly updateDateColumn?: string;
+  private readonly table: string;
+  private readonly selects = new Map<string, string>();
+
+  constructor(metadata: EntityMetadata) {
+    this.columns = metadata.columns.map((c) => ({
+      property: c.propertyName,
+      column: c.databaseName,
+      json: c.type === 'jsonb',
+      transformer: Array.isArray(c.transformer) ? undefined : c.transformer,
+    }));
+    this.byProperty = new Map(this.columns.map((c) => [c.property, c]));
+    this.updateDateColumn = metadata.updateDateColumn?.databaseName;
+    this.table = metadata.tableName;
+    const unhandled = metadata.columns.filter(
+      (c) =>
+        !PLAIN_TYPES.has(String(c.type)) || Array.isArray(c.transformer) || c.embeddedMetadata || c.relationMetadata,
+    );
+    if (unhandled.length > 0) {
+      throw new Error(`RowMapper: ${metadata.name}.${unhandled[0].propertyName} is not a plain column`);
+    }
+  }
+
+  /** The select list of the entity's columns from table alias `alias`, each named `<prefix><column>`. */
+  select(alias: string, prefix = ''): string {
+    const key = `${alias}\u0000${prefix}`;
+    let list = this.selects.get(key);
+    if (list === undefined) {
+      list = this.columns.map(({ column }) => `${alias}."${column}" AS "${prefix}${column}"`).join(', ');
+      this.selects.set(key, list);
+    }
+    return list;
+  }
+
+  /**
+   * The SET list of an UPDATE writing `changes` (entity properties; undefined ones are left
+   * alone) as parameters numbered after `offset`, the update-date column set to now() as
+   * TypeORM does, and the parameters' values.
+   */
+  assignments(changes: Partial<T>, offset: number): { sql: string; values: unknown[] } {
+    const { columns, values } = this.written(changes);
+    const sets = columns.map((column, i) => `"${column}" = $${offset + i + 1}`);
+    if (this.updateDateColumn && !columns.includes(this.updateDateColumn))
+      sets.push(`"${this.updateDateColumn}" = now()`);
+    return { sql: sets.join(', '), values };
+  }
+
+  /** The column list and VALUES list of an INSERT of `data` (the database's defaults for the rest), and its values. */
+  insertion(data: Partial<T>): { columns: string; placeholders: string; values: unknown[] } {
+    const { columns, values } = this.written(data);
+    return {
+      columns: columns.map((c) => `"${c}"`).join(', '),
+      placeholders: values.map((_, i) => `$${i + 1}`).join(', '),
+      values,
+    };
+  }
+
+  private written(data: Partial<T>): { columns: string[]; values: unknown[] } {
+    const columns: string[] = [];
+    const values: unknown[] = [];
+    for (const [property, value] of Object.entries(data)) {
+      if (value === undefined) continue;
+      const column = this.byProperty.get(property);
+      if (!column) throw new Error(`RowMapper: no column for property ${property}`);
+      const stored = column.transformer ? column.transformer.to(value) : value;
+      // pg would send a JavaScript array as a PostgreSQL array: JSON goes as text.
+      values.push(column.json && stored !== null ? JSON.stringify(stored) : stored);
+      columns.push(column.column);
+    }
+    return { columns, values };
+  }
+
+  /** The one entity of the table (alias `alias`) matching `where` (which may end in FOR UPDATE), or null. */
+  async one(manager: EntityManager, alias: string, where: string, params: unknown[]): Promise<T | null> {
+    const rows: Array<Record<string, unknown>> = await manager.query(
+      `SELECT ${this.select(alias)} FROM ${this.table} ${alias} WHERE ${where}`,
+      params,
+    );
+    return rows.length > 0 ? this.map(rows[0]) : null;
+  }
+
+  /** The entity in a row selected with `select(…, prefix)`. */
+  map(row: Record<string, unknown>, prefix = ''): T {
+    const entity: Record<string, unknown> = {};
+    for (const { property, column, transformer } of this.columns) {
+      const value = row[prefix + column];
+      entity[property] = transformer ? transformer.from(value) : value;
+    }
+    return entity as T;
+  }
+}

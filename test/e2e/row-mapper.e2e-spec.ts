@@ -1,0 +1,107 @@
+import { DataSource } from 'typeorm';
+import { RatePlan } from '../../src/plans/entities/rate-plan.entity';
+import { PlansRepository } from '../../src/plans/plans.repository';
+import { Seller } from '../../src/sellers/entities/seller.entity';
+import { SellersRepository } from '../../src/sellers/sellers.repository';
+import { SplitRule } from '../../src/transactions/entities/split-rule.entity';
+import { Transaction } from '../../src/transactions/entities/transaction.entity';
+import { TransactionsRepository } from '../../src/transactions/transactions.repository';
+import { createUser, TestUser } from '../support/identity';
+import { CARDS, PayingSeller, payingSeller } from '../support/payments';
+import { startTestApp, TestApp } from '../support/test-app';
+
+/**
+ * The hot reads that skip TypeORM's query builder (RowMapper) answer exactly the entities
+ * TypeORM's own hydration gives for the same rows.
+ */
+describe('RowMapper: raw reads equal TypeORM hydration', () => {
+  let t: TestApp;
+  let superuser: TestUser;
+  let s: PayingSeller;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    superuser = await createUser(t, { superuser: true });
+    s = await payingSeller(t, superuser);
+  });
+  afterAll(() => t.close());
+
+  it('a transaction with its active split rules', async () => {
+    const base = `/unified/accounts/sellers/${s.sellerId}/transactions`;
+    const created = await t.http.post(
+      base,
+      {
+        amount: '123.45',
+        payment_type: 'credit',
+        installments: 3,
+        card: CARDS.visa,
+        entry_mode: 'card_present',
+        description: 'row mapper',
+        reference: 'ref-1',
+        customer: { name: 'Ana', email: 'ana@example.com' },
+      },
+      { token: superuser.access },
+    );
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    const rule = (body: object) => t.http.post(`${base}/${id}/split`, body, { token: superuser.access });
+    const fixed = await rule({ recipient: s.master, amount: '10.00', amount_type: 'fixed' });
+    const removed = await rule({ recipient: s.master, amount: '1.00', amount_type: 'fixed' });
+    const percentage = await rule({ recipient: s.developer, amount: '12.5', amount_type: 'percentage' });
+    expect((await t.http.delete(`${base}/${id}/split/${removed.body.id}`, { token: superuser.access })).status).toBe(
+      204,
+    );
+
+    const found = await t.app.get(TransactionsRepository).findWithRulesForSeller(s.sellerId, id);
+    const dataSource = t.app.get(DataSource);
+    const expected = await dataSource.getRepository(Transaction).findOneByOrFail({ id });
+    const expectedRules = await dataSource
+      .getRepository(SplitRule)
+      .find({ where: [{ id: fixed.body.id }, { id: percentage.body.id }], order: { seq: 'ASC' } });
+    expect(found).not.toBeNull();
+    expect({ ...found!.transaction }).toStrictEqual({ ...expected });
+    expect(found!.rules.map((r) => ({ ...r }))).toStrictEqual(expectedRules.map((r) => ({ ...r })));
+    expect(found!.rules).toHaveLength(2);
+
+    expect(await t.app.get(TransactionsRepository).findWithRulesForSeller(s.developer, id)).toBeNull();
+  });
+
+  it('an update answers the row as TypeORM then reads it (jsonb, dates, the update date set)', async () => {
+    const base = `/unified/accounts/sellers/${s.sellerId}/transactions`;
+    const created = await t.http.post(
+      base,
+      { amount: '10.00', payment_type: 'credit', card: CARDS.visa },
+      { token: superuser.access },
+    );
+    const dataSource = t.app.get(DataSource);
+    const before = await dataSource.getRepository(Transaction).findOneByOrFail({ id: created.body.id });
+    const updated = await dataSource.transaction((manager) =>
+      t.app.get(TransactionsRepository).update(manager, created.body.id, {
+        description: 'changed',
+        pix: { qr_code: 'x', expires_at: '2030-01-01T00:00:00.000Z' },
+        customer: { name: 'Bia', email: 'bia@example.com' },
+        approvedAt: new Date('2030-01-02T03:04:05.678Z'),
+      }),
+    );
+    const after = await dataSource.getRepository(Transaction).findOneByOrFail({ id: created.body.id });
+    expect({ ...updated }).toStrictEqual({ ...after });
+    expect(after).toMatchObject({ description: 'changed', amount: 1000, customer: { name: 'Bia' } });
+    expect(after.pix).toEqual({ qr_code: 'x', expires_at: '2030-01-01T00:00:00.000Z' });
+    expect(after.approvedAt?.toISOString()).toBe('2030-01-02T03:04:05.678Z');
+    expect(after.updatedAt.getTime()).toBeGreaterThanOrEqual(before.updatedAt.getTime());
+  });
+
+  it('a seller and a rate plan', async () => {
+    const dataSource = t.app.get(DataSource);
+    const seller = await t.app.get(SellersRepository).findSeller(s.sellerId);
+    expect({ ...seller }).toStrictEqual({
+      ...(await dataSource.getRepository(Seller).findOneByOrFail({ id: s.sellerId })),
+    });
+    expect(seller?.splitParticipants).toEqual({ Master: s.master });
+    const plan = await t.app.get(PlansRepository).findRatePlan(s.ratePlanId);
+    expect({ ...plan }).toStrictEqual({
+      ...(await dataSource.getRepository(RatePlan).findOneByOrFail({ id: s.ratePlanId })),
+    });
+    expect(await t.app.get(SellersRepository).findSeller('00000000-0000-4000-8000-000000000000')).toBeNull();
+  });
+});
