@@ -27,7 +27,7 @@ export class AuthenticationGuard extends AuthGuard(['jwt', 'api-key']) {
     if (!JWT_SHAPE.test(token) && !API_KEY_SHAPE.test(token)) {
       throw new UnauthorizedError('invalid_token', 'The bearer token is neither a JWT nor an API key.');
     }
-    const verified = this.jwt.verifiedPrincipal(match[1]);
+    const verified = this.jwt.verifiedPrincipal(token);
     if (verified) {
       request.user = await verified;
       return true;
