@@ -10,6 +10,7 @@ import { AuditLogPages1763800300000 } from './1763800300000-audit-log-pages';
 import { UsersAdmin1763800310000 } from './1763800310000-users-admin';
 import { Webhooks1763800400000 } from './1763800400000-webhooks';
 import { TicketedEvents1763800500000 } from './1763800500000-ticketed-events';
+import { TicketTypeNamesDeferred1763800510000 } from './1763800510000-ticket-type-names-deferred';
 import { Subscriptions1763800600000 } from './1763800600000-subscriptions';
 import { CredentialNotifications1763800800000 } from './1763800800000-credential-notifications';
 
@@ -27,6 +28,7 @@ export const migrations = [
   UsersAdmin1763800310000,
   Webhooks1763800400000,
   TicketedEvents1763800500000,
+  TicketTypeNamesDeferred1763800510000,
   Subscriptions1763800600000,
   CredentialNotifications1763800800000,
 ];

@@ -79,6 +79,8 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
 
   async publicEvent(id: string): Promise<PublicTicketedEventDto> {
     const { event, types } = await this.publishedEvent(id);
+    // The public page shows published events only (API.md 10.1); a closed one is gone from it.
+    if (event.status !== 'published') throw eventNotFound();
     const seller = await this.sellers.find(event.sellerId);
     return toPublicEventView(event, types, seller.name, new Date());
   }
@@ -185,9 +187,9 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
         resumeOf,
       ),
     );
-    if (tx.status === 'pending' && (tx.payment_type === 'credit' || tx.payment_type === 'debit')) {
-      keepIdempotencyKeyOpen();
-    }
+    // Pending without payment instructions: the processor's outcome is unknown (a card still being
+    // decided, or a pix/boleto it failed to issue). The key stays open so a retry resumes the charge.
+    if (tx.status === 'pending' && !tx.pix && !tx.boleto) keepIdempotencyKeyOpen();
     return toCheckoutOrderView(placed.settled ?? (await this.orders.findForEvent(order.eventId, order.id))!);
   }
 

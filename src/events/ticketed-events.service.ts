@@ -121,6 +121,8 @@ export class TicketedEventsService {
         }
         if (!existing.some((t) => t.id === patch.id!.toLowerCase())) {
           problems[`${path}.id`] = ['is not a ticket type of this event'];
+        } else if (changed.some((c) => c.id === patch.id!.toLowerCase())) {
+          problems[`${path}.id`] = ['names a ticket type already changed earlier in ticket_types'];
         }
         if (patch.price !== undefined) problems[`${path}.price`] = ['cannot change once the ticket type exists'];
         changed.push({

@@ -416,8 +416,12 @@ describe('ticketed events and checkout', () => {
         const res = await checkout(e.id, checkoutBody([{ ticket_type: e.ticket_types[0].id, quantity: 1 }], card));
         expect(res.status).toBe(409);
         expect(res.body.code).toBe('sales_closed');
-        expect((await t.http.get(`/event/event/${e.id}/`)).body.sales_open).toBe(false);
       }
+      expect((await t.http.get(`/event/event/${soon.id}/`)).body.sales_open).toBe(false);
+      // The public page shows published events only: a closed event is gone from it.
+      const gone = await t.http.get(`/event/event/${closed.id}/`);
+      expect(gone.status).toBe(404);
+      expect(gone.body.code).toBe('event_not_found');
     });
 
     it('more seats than left → 409 not_enough_tickets saying what is left; none left → 409 sold_out', async () => {
@@ -670,6 +674,36 @@ describe('ticketed events and checkout', () => {
       expect(price.body.errors).toHaveProperty(['ticket_types.0.price']);
       const incomplete = await patch({ ticket_types: [{ name: 'Camarote' }] });
       expect(incomplete.body.errors).toHaveProperty(['ticket_types.0.price']);
+
+      // Two ticket types may swap names in one PATCH; one ticket type changed twice is refused.
+      const swapped = await patch({
+        ticket_types: [
+          { id: pista.id, name: 'VIP' },
+          { id: vip.id, name: 'Pista' },
+        ],
+      });
+      expect(swapped.status).toBe(200);
+      expect(swapped.body.ticket_types.map((x: any) => [x.id, x.name])).toEqual([
+        [pista.id, 'VIP'],
+        [vip.id, 'Pista'],
+      ]);
+      const back = await patch({
+        ticket_types: [
+          { id: pista.id, name: 'Pista' },
+          { id: vip.id, name: 'VIP' },
+        ],
+      });
+      expect(back.status).toBe(200);
+      const twice = await patch({
+        ticket_types: [
+          { id: pista.id, quantity: 30 },
+          { id: pista.id, quantity: 40 },
+        ],
+      });
+      expect(twice.status).toBe(400);
+      expect(twice.body.errors).toEqual({
+        'ticket_types.1.id': ['names a ticket type already changed earlier in ticket_types'],
+      });
 
       const ok = await patch({
         name: 'Festival (extra date)',
