@@ -139,16 +139,7 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
       items: items.map((item) => ({ ...item, orderId: order.id })),
       settled: null,
     };
-    try {
-      return await this.charge(placed, order, charge, null);
-    } catch (error) {
-      // Refused before any charge existed (e.g. a seller without a rate plan): the seats go back.
-      // Anything else leaves the order pending for the expiry job, which finds its charge if any.
-      if (error instanceof ApiError && error.status < 500) {
-        await this.dataSource.transaction((manager) => this.release(manager, order, 'canceled', error.code));
-      }
-      throw error;
-    }
+    return this.chargeOrRelease(placed, order, async () => charge, null);
   }
 
   /**
@@ -163,8 +154,34 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     if (order.status !== 'pending' || order.transactionId !== null || order.expiresAt <= new Date()) {
       return toCheckoutOrderView(full);
     }
-    const charge = await this.checkPayment(event, input, order.amount);
-    return this.charge({ orderId, event, items, settled: null }, order, charge, await this.chargeOf(order));
+    const placed = { orderId, event, items, settled: null };
+    return this.chargeOrRelease(
+      placed,
+      order,
+      () => this.checkPayment(event, input, order.amount),
+      await this.chargeOf(order),
+    );
+  }
+
+  /**
+   * Charges the order (or resumes its charge). Refused before any charge existed (a 4xx: a seller
+   * without a rate plan, a payment type the event no longer takes on a retry): the seats go back.
+   * Anything else leaves the order pending for the expiry job, which finds its charge if any.
+   */
+  private async chargeOrRelease(
+    placed: PlacedOrder,
+    order: EventOrderRow,
+    charge: () => Promise<CreateTransactionDto>,
+    resumeOf: string | null,
+  ): Promise<CheckoutOrderDto> {
+    try {
+      return await this.charge(placed, order, await charge(), resumeOf);
+    } catch (error) {
+      if (resumeOf === null && error instanceof ApiError && error.status < 500) {
+        await this.dataSource.transaction((manager) => this.release(manager, order, 'canceled', error.code));
+      }
+      throw error;
+    }
   }
 
   /**

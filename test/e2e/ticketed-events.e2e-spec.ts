@@ -587,6 +587,28 @@ describe('ticketed events and checkout', () => {
       const retry = await post(event.id, body(event.ticket_types[0].id), 'crash-held');
       await paidOnce(event.id, first, retry);
     });
+
+    it('after the hold, before any charge, and the retry is refused: the held seats go back', async () => {
+      const event = await newEvent();
+      const first = await post(event.id, body(event.ticket_types[0].id), 'crash-refused');
+      await backToHeld(first.body.id);
+      await t.db.query('DELETE FROM sandbox_charges WHERE transaction_id = $1', [first.body.transaction]);
+      await t.db.query('DELETE FROM transactions WHERE id = $1', [first.body.transaction]);
+      await keyLeftInProgress('crash-refused', first.body.id);
+      // Meanwhile the seller stopped taking cards for the event.
+      const patched = await t.http.patch(
+        `/event/event/${event.id}/`,
+        { payment_types: ['pix'] },
+        { token: superuser.access },
+      );
+      expect(patched.status).toBe(200);
+      const retry = await post(event.id, body(event.ticket_types[0].id), 'crash-refused');
+      expect(retry.status).toBe(400);
+      expect(retry.body.errors).toHaveProperty(['payment.type']);
+      expect((await seats(event.id)).Pista).toEqual({ quantity: 10, sold: 0, held: 0 });
+      const order = await t.db.query('SELECT status FROM event_orders WHERE id = $1', [first.body.id]);
+      expect(order.rows[0].status).toBe('canceled');
+    });
   });
 
   it('public checkouts are limited to 30 a minute per client address', async () => {
