@@ -13,6 +13,7 @@ import { TicketedEvents1763800500000 } from './1763800500000-ticketed-events';
 import { TicketTypeNamesDeferred1763800510000 } from './1763800510000-ticket-type-names-deferred';
 import { Subscriptions1763800600000 } from './1763800600000-subscriptions';
 import { CredentialNotifications1763800800000 } from './1763800800000-credential-notifications';
+import { OutboxSignalAfterCommit1763800900000 } from './1763800900000-outbox-signal-after-commit';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -31,4 +32,5 @@ export const migrations = [
   TicketTypeNamesDeferred1763800510000,
   Subscriptions1763800600000,
   CredentialNotifications1763800800000,
+  OutboxSignalAfterCommit1763800900000,
 ];

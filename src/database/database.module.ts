@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { CONNECT_TIMEOUT_MS, poolOptions } from './pg-options';
+import { PipelinedClient } from './pipelined-client';
 
 /**
  * The TypeORM connection pool. The schema is owned by migrations (run before the
@@ -24,7 +25,13 @@ import { CONNECT_TIMEOUT_MS, poolOptions } from './pg-options';
         retryAttempts: 0,
         // Short locks, bounded statements and connections, keepalive: a stuck or unreachable
         // database answers 503 within seconds instead of piling requests up.
-        extra: { ...poolOptions({ queryTimeoutSeconds: config.databaseQueryTimeout }), max: config.databasePoolSize },
+        // Pipelined connections: see PipelinedClient.
+        extra: {
+          ...poolOptions({ queryTimeoutSeconds: config.databaseQueryTimeout }),
+          Client: PipelinedClient,
+          pipeline: true,
+          max: config.databasePoolSize,
+        },
       }),
     }),
   ],

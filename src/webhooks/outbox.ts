@@ -1,4 +1,6 @@
 import { EntityManager } from 'typeorm';
+import { deferStatement } from '../database/pipelined-client';
+import { markOutboxWritten } from './outbox-signal';
 
 /** Every event type the service emits (API.md section 5), with what it means for a seller. */
 export const EVENT_TYPE_DESCRIPTIONS = {
@@ -41,35 +43,51 @@ export interface NewEvent {
 /**
  * Writes domain events to the outbox inside the caller's database transaction: an event
  * exists if and only if the change that caused it committed. Webhook delivery reads the
- * outbox afterwards (at-least-once).
+ * outbox afterwards (at-least-once). The insert is deferred (deferStatement): it travels with
+ * the commit, which fails if it did.
  */
-export async function recordEvents(manager: EntityManager, events: NewEvent[]): Promise<RecordedEvent[]> {
-  if (!manager.queryRunner?.isTransactionActive) {
-    throw new Error(
-      `recordEvents(${events.map((e) => e.type).join(', ')}) must run inside the database transaction of the change it records`,
-    );
-  }
-  if (events.length === 0) return [];
-  const values: unknown[] = [];
-  const tuples = events.map((event) => {
-    const at = values.push(event.type, event.sellerId, JSON.stringify(event.data));
-    return `($${at - 2}, $${at - 1}::uuid, $${at}::jsonb)`;
-  });
-  const rows = (await manager.query(
-    `INSERT INTO outbox_events (type, seller_id, data) VALUES ${tuples.join(', ')}
-     RETURNING id, type, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`,
-    values,
-  )) as RecordedEvent[];
-  return rows;
+export async function recordEvents(manager: EntityManager, events: NewEvent[]): Promise<void> {
+  const insert = outboxInsert(manager, events);
+  if (insert) await deferStatement(manager, insert.text, insert.values);
 }
 
 /** One event; see recordEvents. */
-export async function recordEvent(
+export function recordEvent(
+  manager: EntityManager,
+  type: EventType,
+  sellerId: string | null,
+  data: object,
+): Promise<void> {
+  return recordEvents(manager, [{ type, sellerId, data }]);
+}
+
+/** One event whose id the caller needs at once (written like recordEvents, but waited for). */
+export async function recordEventNow(
   manager: EntityManager,
   type: EventType,
   sellerId: string | null,
   data: object,
 ): Promise<RecordedEvent> {
-  const [recorded] = await recordEvents(manager, [{ type, sellerId, data }]);
-  return recorded;
+  const insert = outboxInsert(manager, [{ type, sellerId, data }])!;
+  const rows = (await manager.query(
+    `${insert.text} RETURNING id, type, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`,
+    insert.values,
+  )) as RecordedEvent[];
+  return rows[0];
+}
+
+function outboxInsert(manager: EntityManager, events: NewEvent[]): { text: string; values: unknown[] } | null {
+  if (!manager.queryRunner?.isTransactionActive) {
+    throw new Error(
+      `recordEvents(${events.map((e) => e.type).join(', ')}) must run inside the database transaction of the change it records`,
+    );
+  }
+  if (events.length === 0) return null;
+  markOutboxWritten(manager);
+  const values: unknown[] = [];
+  const tuples = events.map((event) => {
+    const at = values.push(event.type, event.sellerId, JSON.stringify(event.data));
+    return `($${at - 2}, $${at - 1}::uuid, $${at}::jsonb)`;
+  });
+  return { text: `INSERT INTO outbox_events (type, seller_id, data) VALUES ${tuples.join(', ')}`, values };
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MailModule } from '../mail/mail.module';
 import { SellersModule } from '../sellers/sellers.module';
+import { OutboxSignal } from './outbox-signal';
 import { systemResolver } from './webhook-transport';
 import { WebhookWorker } from './webhook-worker';
 import { WebhooksController } from './webhooks.controller';
@@ -14,6 +15,7 @@ import { WEBHOOK_RESOLVER, WebhooksService } from './webhooks.service';
     WebhooksRepository,
     WebhooksService,
     WebhookWorker,
+    OutboxSignal,
     { provide: WEBHOOK_RESOLVER, useValue: systemResolver },
   ],
   exports: [WebhookWorker],

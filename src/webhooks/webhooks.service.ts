@@ -26,7 +26,7 @@ import {
   UpdateWebhookDto,
   WebhookResponseDto,
 } from './dto/webhook.dto';
-import { EVENT_TYPE_DESCRIPTIONS, EVENT_TYPES, EventType, recordEvent } from './outbox';
+import { EVENT_TYPE_DESCRIPTIONS, EVENT_TYPES, EventType, recordEventNow } from './outbox';
 import { generateWebhookSecret } from './signing';
 import { checkWebhookUrlSyntax, refusedResolution } from './url-safety';
 import { ResolveHost } from './webhook-transport';
@@ -141,7 +141,7 @@ export class WebhooksService {
   async sendTest(sellerId: string, id: string): Promise<DeliveryResponseDto> {
     return requestTransaction(this.dataSource, async (manager) => {
       const endpoint = await this.activeEndpoint(manager, sellerId, id);
-      const event = await recordEvent(manager, 'webhook.test', sellerId, { webhook: WebhookResponseDto.of(endpoint) });
+      const event = await recordEventNow(manager, 'webhook.test', sellerId, { webhook: WebhookResponseDto.of(endpoint) });
       await this.webhooks.markEventDispatched(manager, event.id);
       return DeliveryResponseDto.of(await this.webhooks.insertDelivery(manager, id, event.id, event.type));
     });

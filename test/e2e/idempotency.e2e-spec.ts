@@ -206,12 +206,35 @@ describe('outbox', () => {
   });
   afterAll(() => t.close());
 
+  // First in this app, so that no earlier commit's signal is still on its way.
+  it('signals the webhook workers after the commit (NOTIFY outside the transaction), and not for a rollback', async () => {
+    const listener = new Client({ connectionString: t.databaseUrl });
+    await listener.connect();
+    try {
+      const heard: string[] = [];
+      listener.on('notification', (message) => heard.push(message.channel));
+      await listener.query('LISTEN outbox_events');
+      expect((await t.http.post('/test-fixtures/outbox', { fail: false })).status).toBe(201);
+      const deadline = Date.now() + 5_000;
+      while (heard.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(heard).toEqual(['outbox_events']);
+      expect((await t.http.post('/test-fixtures/outbox', { fail: true })).status).toBe(500);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(heard).toEqual(['outbox_events']);
+    } finally {
+      await listener.end();
+    }
+  });
+
   it('stores the event with the change when the transaction commits', async () => {
     const res = await t.http.post('/test-fixtures/outbox', { fail: false });
     expect(res.status).toBe(201);
-    const { rows } = await t.db.query('SELECT type, seller_id, data FROM outbox_events WHERE id = $1', [res.body.id]);
-    expect(rows).toEqual([{ type: 'webhook.test', seller_id: null, data: { hello: 'world' } }]);
-    expect(res.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const { rows } = await t.db.query(`SELECT type, seller_id, data FROM outbox_events WHERE data->>'record' = $1`, [
+      String(res.body.record),
+    ]);
+    expect(rows).toEqual([
+      { type: 'webhook.test', seller_id: null, data: { hello: 'world', record: res.body.record } },
+    ]);
   });
 
   it('stores neither the change nor the event when the transaction rolls back', async () => {

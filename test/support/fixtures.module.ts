@@ -102,10 +102,11 @@ class FixturesController {
   @HttpCode(201)
   async outbox(@Body() body: OutboxDto) {
     return this.dataSource.transaction(async (manager) => {
-      await manager.query(`INSERT INTO test_records (amount) VALUES (1)`);
-      const event = await recordEvent(manager, 'webhook.test', null, { hello: 'world' });
+      const [record] = await manager.query(`INSERT INTO test_records (amount) VALUES (1) RETURNING id`);
+      // Deferred: sent with the commit (see PipelinedClient).
+      await recordEvent(manager, 'webhook.test', null, { hello: 'world', record: record.id });
       if (body.fail) throw new Error('failure after the event was recorded');
-      return event;
+      return { record: record.id as string };
     });
   }
 }

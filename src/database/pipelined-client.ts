@@ -1,0 +1,143 @@
+import type { QueryResult } from 'pg';
+import type { EntityManager } from 'typeorm';
+import { DeadlineClient } from './pg-options';
+
+/**
+ * The pg client of the service's pool (`pipeline: true`): it cuts the round trips and socket
+ * writes of database transactions, which are most of what a request costs here (on the small
+ * virtual machines this runs on, each write to a socket costs as much as the work around it).
+ *
+ * - **Lazy BEGIN.** `START TRANSACTION` is answered at once and sent on the wire together
+ *   with the transaction's first statement (as Npgsql does); a transaction that ends before
+ *   any statement sends nothing at all.
+ * - **Deferred statements** (`deferStatement`): writes whose result the caller does not need
+ *   (outbox events, e-mails, counters) are sent at once and not waited for. COMMIT goes out
+ *   right behind them and their outcome is checked with it: if one failed, the server has
+ *   rolled the whole transaction back and the commit throws that statement's error.
+ * - **One write per turn of the event loop:** statements issued in the same turn leave in one
+ *   socket write.
+ *
+ * A COMMIT that the server answers with ROLLBACK (the transaction was aborted by an error the
+ * caller did not propagate) throws instead of passing for a commit.
+ *
+ * BEGIN sent ahead of the first statement is not in that statement's protocol sync: if BEGIN
+ * alone failed, the statement would run on its own. On a live connection BEGIN fails only when
+ * its own execution is cancelled, and this service never cancels a statement (a missed
+ * deadline closes the connection instead, see DeadlineClient); should it ever happen, the
+ * connection is closed at once and the transaction fails.
+ */
+export class PipelinedClient extends DeadlineClient {
+  private beginPending = false;
+  private deferred: Array<Promise<unknown>> = [];
+  private deferredFailure: unknown = null;
+  private corked = false;
+
+  override query(...args: unknown[]): any {
+    const text = typeof args[0] === 'string' ? args[0] : undefined;
+    const promised = args.length <= 2 && typeof args[args.length - 1] !== 'function';
+    if (promised && text !== undefined) {
+      if (text === 'START TRANSACTION' || text === 'BEGIN') {
+        this.beginPending = true;
+        this.deferred = [];
+        this.deferredFailure = null;
+        return Promise.resolve(emptyResult('BEGIN'));
+      }
+      if (text === 'COMMIT') return this.end_('COMMIT');
+      if (text === 'ROLLBACK') return this.end_('ROLLBACK');
+    }
+    this.coalesceWrites();
+    this.sendPendingBegin();
+    const result = this.send(...args);
+    if (!(result instanceof Promise)) return result;
+    // A statement behind a failed deferred one fails with "current transaction is aborted":
+    // the error that matters is the deferred statement's.
+    return result.catch((error: unknown) => {
+      throw (error as { code?: string }).code === '25P02' && this.deferredFailure ? this.deferredFailure : error;
+    });
+  }
+
+  /** Sends a statement of the open transaction without waiting for it; see the class comment. */
+  defer(text: string, values: unknown[]): void {
+    this.coalesceWrites();
+    this.sendPendingBegin();
+    // The failure is recorded on the driver's own promise, ahead of the statements sent after
+    // this one, whose errors (in the same read) are mapped to it.
+    const sent = this.send(text, values) as Promise<unknown>;
+    this.deferred.push(
+      sent.catch((error: unknown) => {
+        this.deferredFailure ??= error;
+      }),
+    );
+  }
+
+  private async end_(command: 'COMMIT' | 'ROLLBACK'): Promise<QueryResult> {
+    if (this.beginPending) {
+      // Nothing was sent: there is nothing to end.
+      this.beginPending = false;
+      return emptyResult(command);
+    }
+    const deferred = this.deferred;
+    this.deferred = [];
+    let ended: QueryResult;
+    try {
+      this.coalesceWrites();
+      ended = await (this.send(command) as Promise<QueryResult>);
+    } finally {
+      await Promise.all(deferred);
+    }
+    const failure = this.deferredFailure;
+    this.deferredFailure = null;
+    if (command === 'COMMIT') {
+      if (failure) throw failure;
+      if (ended.command === 'ROLLBACK') {
+        throw new Error('COMMIT of an aborted transaction: the server rolled it back (a failed statement was ignored)');
+      }
+    }
+    return ended;
+  }
+
+  private send(...args: unknown[]): unknown {
+    return (super.query as (...a: unknown[]) => unknown).apply(this, args);
+  }
+
+  private sendPendingBegin(): void {
+    if (!this.beginPending) return;
+    this.beginPending = false;
+    (this.send('BEGIN') as Promise<unknown>).catch((error: unknown) => {
+      this.deferredFailure ??= error;
+      const connection = (this as unknown as { connection?: { stream?: { destroy(error?: Error): void } } }).connection;
+      connection?.stream?.destroy(error as Error);
+    });
+  }
+
+  /** Holds the socket's writes until the end of this turn of the event loop, then sends them in one write. */
+  private coalesceWrites(): void {
+    if (this.corked) return;
+    const stream = (this as unknown as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection
+      ?.stream;
+    if (!stream?.cork || !stream.uncork) return;
+    this.corked = true;
+    stream.cork();
+    setImmediate(() => {
+      this.corked = false;
+      stream.uncork!();
+    });
+  }
+}
+
+function emptyResult(command: string): QueryResult {
+  return { command, rowCount: null, oid: 0, rows: [], fields: [] };
+}
+
+/**
+ * Runs a statement of the caller's transaction without waiting for its result: it is sent at
+ * once and its outcome is checked at COMMIT (see PipelinedClient). Falls back to waiting when
+ * the connection is not pipelined.
+ */
+export async function deferStatement(manager: EntityManager, text: string, values: unknown[]): Promise<void> {
+  const runner = manager.queryRunner;
+  if (!runner?.isTransactionActive) throw new Error('deferStatement runs inside a database transaction');
+  const connection = (runner as unknown as { databaseConnection?: unknown }).databaseConnection;
+  if (connection instanceof PipelinedClient) connection.defer(text, values);
+  else await manager.query(text, values);
+}

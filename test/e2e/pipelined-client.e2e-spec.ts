@@ -1,0 +1,110 @@
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { poolOptions } from '../../src/database/pg-options';
+import { deferStatement, PipelinedClient } from '../../src/database/pipelined-client';
+import { createTestDatabase, dropTestDatabase } from '../support/database';
+
+/**
+ * The service's pipelined connections (src/database/pipelined-client.ts) keep transactions
+ * whole on a real PostgreSQL: lazy BEGIN, deferred statements checked at COMMIT, and a COMMIT
+ * of an aborted transaction refused. One pooled connection, so every test also proves that the
+ * previous one left it clean.
+ */
+describe('PipelinedClient', () => {
+  let url: string;
+  let dataSource: DataSource;
+  let sql: Client;
+
+  beforeAll(async () => {
+    url = await createTestDatabase();
+    dataSource = new DataSource({
+      type: 'postgres',
+      url,
+      extra: { ...poolOptions({ queryTimeoutSeconds: 5 }), Client: PipelinedClient, pipeline: true, max: 1 },
+    });
+    await dataSource.initialize();
+    sql = new Client({ connectionString: url });
+    await sql.connect();
+    await sql.query(`CREATE TABLE pipelined (id int PRIMARY KEY, note text CHECK (note <> 'bad'))`);
+  });
+  afterAll(async () => {
+    await sql.end();
+    await dataSource.destroy();
+    await dropTestDatabase(url);
+  });
+  beforeEach(() => sql.query('TRUNCATE pipelined'));
+
+  const rows = async () => (await sql.query('SELECT id, note FROM pipelined ORDER BY id')).rows;
+
+  it('commits the awaited and the deferred statements together', async () => {
+    await dataSource.transaction(async (manager) => {
+      await manager.query(`INSERT INTO pipelined VALUES (1, 'awaited')`);
+      await deferStatement(manager, `INSERT INTO pipelined VALUES ($1, $2)`, [2, 'deferred']);
+      await deferStatement(manager, `INSERT INTO pipelined VALUES ($1, $2)`, [3, 'deferred']);
+    });
+    expect(await rows()).toEqual([
+      { id: 1, note: 'awaited' },
+      { id: 2, note: 'deferred' },
+      { id: 3, note: 'deferred' },
+    ]);
+  });
+
+  it('runs the first statement inside the transaction (the lazy BEGIN went first)', async () => {
+    await expect(
+      dataSource.transaction(async (manager) => {
+        await manager.query(`INSERT INTO pipelined VALUES (1, 'first')`);
+        const [{ open }] = await manager.query(`SELECT now() = statement_timestamp() AS open`);
+        expect(open).toBe(false); // now() is the transaction's start, before this statement
+        throw new Error('rolled back on purpose');
+      }),
+    ).rejects.toThrow('rolled back on purpose');
+    expect(await rows()).toEqual([]);
+  });
+
+  it('a failed deferred statement fails the commit with its own error, and nothing is written', async () => {
+    const failure = dataSource.transaction(async (manager) => {
+      await manager.query(`INSERT INTO pipelined VALUES (1, 'before')`);
+      await deferStatement(manager, `INSERT INTO pipelined VALUES ($1, $2)`, [2, 'bad']);
+      await deferStatement(manager, `INSERT INTO pipelined VALUES ($1, $2)`, [3, 'after']);
+    });
+    await expect(failure).rejects.toMatchObject({ code: '23514', constraint: 'pipelined_note_check' });
+    expect(await rows()).toEqual([]);
+  });
+
+  it('a statement awaited behind a failed deferred one throws the deferred error, not "transaction aborted"', async () => {
+    const failure = dataSource.transaction(async (manager) => {
+      await deferStatement(manager, `INSERT INTO pipelined VALUES ($1, $2)`, [1, 'bad']);
+      await manager.query(`INSERT INTO pipelined VALUES (2, 'next')`);
+    });
+    await expect(failure).rejects.toMatchObject({ code: '23514' });
+    expect(await rows()).toEqual([]);
+  });
+
+  it('refuses to report the commit of a transaction aborted by an error the caller swallowed', async () => {
+    const commit = dataSource.transaction(async (manager) => {
+      await manager.query(`INSERT INTO pipelined VALUES (1, 'kept?')`);
+      await manager.query(`INSERT INTO pipelined VALUES (1, 'duplicate')`).catch(() => undefined);
+    });
+    await expect(commit).rejects.toThrow(/aborted transaction/);
+    expect(await rows()).toEqual([]);
+  });
+
+  it('an empty transaction sends nothing and leaves the connection usable', async () => {
+    await dataSource.transaction(async () => undefined);
+    await dataSource.transaction(async (manager) => {
+      await manager.query(`INSERT INTO pipelined VALUES (1, 'after empty')`);
+    });
+    expect(await rows()).toEqual([{ id: 1, note: 'after empty' }]);
+  });
+
+  it('deferred statements need a transaction', async () => {
+    await expect(deferStatement(dataSource.manager, `SELECT 1`, [])).rejects.toThrow(/inside a database transaction/);
+  });
+
+  it('statements outside transactions still answer (autocommit through the pool)', async () => {
+    await dataSource.query(`INSERT INTO pipelined VALUES (1, 'autocommit')`);
+    const [a, b] = await Promise.all([dataSource.query('SELECT 1 AS n'), dataSource.query('SELECT 2 AS n')]);
+    expect([a[0].n, b[0].n]).toEqual([1, 2]);
+    expect(await rows()).toEqual([{ id: 1, note: 'autocommit' }]);
+  });
+});
