@@ -87,13 +87,30 @@ export class TransactionsRepository {
 
   /** Writes the changes and answers the transaction as it now is, in one round trip. */
   async update(manager: EntityManager, id: string, changes: Partial<Transaction>): Promise<Transaction> {
+    return (await this.updateWhere(manager, id, changes, 'true'))!;
+  }
+
+  /**
+   * Records a processor's answer on a transaction still waiting for one (pending, no processor
+   * reference), under its row lock, in one round trip; null when it is settled already.
+   */
+  settleUnanswered(manager: EntityManager, id: string, changes: Partial<Transaction>): Promise<Transaction | null> {
+    return this.updateWhere(manager, id, changes, `t.status = 'pending' AND t.processor_reference IS NULL`);
+  }
+
+  private async updateWhere(
+    manager: EntityManager,
+    id: string,
+    changes: Partial<Transaction>,
+    condition: string,
+  ): Promise<Transaction | null> {
     const set = this.transactionRows.assignments(changes, 1);
     // TypeORM answers an UPDATE as [rows, affected].
     const [rows]: [Array<Record<string, unknown>>, number] = await manager.query(
-      `UPDATE transactions t SET ${set.sql} WHERE t.id = $1 RETURNING ${this.transactionRows.select('t')}`,
+      `UPDATE transactions t SET ${set.sql} WHERE t.id = $1 AND ${condition} RETURNING ${this.transactionRows.select('t')}`,
       [id, ...set.values],
     );
-    return this.transactionRows.map(rows[0]);
+    return rows.length > 0 ? this.transactionRows.map(rows[0]) : null;
   }
 
   /** The transaction matching `where` (on alias t), read without the query builder (a hot path of charges). */

@@ -255,34 +255,43 @@ export class TransactionsService implements OnModuleInit {
 
   private record(id: string, charge: ChargeStatus | null): Promise<TransactionResponseDto> {
     return requestTransaction(this.dataSource, async (manager) => {
+      if (charge !== null && charge.status !== 'voided') {
+        // The usual case, a first answer: written under the row lock with the rules of its view
+        // read alongside (one round trip on the pipelined connection).
+        const [tx, rules] = await Promise.all([
+          this.transactions.settleUnanswered(manager, id, {
+            status: charge.status,
+            processorReference: charge.reference,
+            declineReason: charge.status === 'declined' ? charge.declineReason : null,
+            pix: charge.status === 'pending' ? (charge.pix ?? null) : null,
+            boleto: charge.status === 'pending' ? (charge.boleto ?? null) : null,
+            approvedAt: charge.status === 'approved' ? new Date() : null,
+          }),
+          this.transactions.activeRules([id], manager),
+        ]);
+        if (tx) {
+          const view = TransactionResponseDto.of(tx, rules.get(id) ?? []);
+          await this.settlements.notify(manager, view, 'pending');
+          const types: EventType[] = ['transaction.created'];
+          if (charge.status === 'approved') types.push('transaction.approved');
+          if (charge.status === 'declined') types.push('transaction.declined');
+          await recordEvents(
+            manager,
+            types.map((type) => ({ type, sellerId: tx.sellerId, data: view })),
+          );
+          return view;
+        }
+      }
       const current = (await this.transactions.lockById(manager, id))!;
       const settled = current.status !== 'pending' || current.processorReference !== null;
-      if (charge === null || settled) {
-        if (charge && current.status === 'voided' && (charge.status === 'approved' || charge.status === 'pending')) {
-          // The reconciler gave this charge up while the processor was still answering: undo it there.
-          await this.jobs.send(PROCESSOR_VOID_JOB, { transactionId: id, reference: charge.reference }, {}, manager);
-        }
-        return this.viewOf(manager, current);
+      if (charge && current.status === 'voided' && (charge.status === 'approved' || charge.status === 'pending')) {
+        // The reconciler gave this charge up while the processor was still answering: undo it there.
+        await this.jobs.send(PROCESSOR_VOID_JOB, { transactionId: id, reference: charge.reference }, {}, manager);
       }
-      if (charge.status === 'voided') return this.voidInterrupted(manager, current, 'charge_voided_by_processor');
-      const tx = await this.transactions.update(manager, id, {
-        status: charge.status,
-        processorReference: charge.reference,
-        declineReason: charge.status === 'declined' ? charge.declineReason : null,
-        pix: charge.status === 'pending' ? (charge.pix ?? null) : null,
-        boleto: charge.status === 'pending' ? (charge.boleto ?? null) : null,
-        approvedAt: charge.status === 'approved' ? new Date() : null,
-      });
-      const view = await this.viewOf(manager, tx);
-      await this.settlements.notify(manager, view, current.status);
-      const types: EventType[] = ['transaction.created'];
-      if (charge.status === 'approved') types.push('transaction.approved');
-      if (charge.status === 'declined') types.push('transaction.declined');
-      await recordEvents(
-        manager,
-        types.map((type) => ({ type, sellerId: tx.sellerId, data: view })),
-      );
-      return view;
+      if (charge?.status === 'voided' && !settled) {
+        return this.voidInterrupted(manager, current, 'charge_voided_by_processor');
+      }
+      return this.viewOf(manager, current);
     });
   }
 
