@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { deferStatement } from '../database/pipelined-client';
 import { centsFromDb, Cents } from '../common/money/money';
 import { keysetSql, PageRequest } from '../common/pagination/pagination';
 import type { PaymentType } from '../split/table';
@@ -240,7 +241,8 @@ export class TicketedEventsRepository {
       release: 'held = held - $2',
       unsell: 'sold = sold - $2',
     }[move];
-    await manager.query(`UPDATE ticket_types SET ${set} WHERE id = $1`, [ticketTypeId, n]);
+    // Deferred: sent with the commit, which fails if the seat counts' checks do.
+    await deferStatement(manager, `UPDATE ticket_types SET ${set} WHERE id = $1`, [ticketTypeId, n]);
   }
 }
 

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { deferStatement } from '../database/pipelined-client';
 
 export interface OutboxMail {
   recipient: string;
@@ -13,12 +15,16 @@ export interface OutboxMail {
 export class MailOutboxRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
+  /** Writes the mail in the caller's transaction (deferred: sent with the commit); answers its id. */
   async insert(manager: EntityManager, mail: OutboxMail): Promise<string> {
-    const [row]: Array<{ id: string }> = await manager.query(
-      `INSERT INTO mail_outbox (recipient, subject, body) VALUES ($1, $2, $3) RETURNING id`,
-      [mail.recipient, mail.subject, mail.body],
-    );
-    return row.id;
+    const id = randomUUID();
+    await deferStatement(manager, `INSERT INTO mail_outbox (id, recipient, subject, body) VALUES ($1, $2, $3, $4)`, [
+      id,
+      mail.recipient,
+      mail.subject,
+      mail.body,
+    ]);
+    return id;
   }
 
   /** Counts a delivery attempt of a pending mail and answers it; null once it was delivered. */

@@ -31,6 +31,13 @@ export class PlansRepository {
     return this.ratePlanRows.one(this.dataSource.manager, 'r', 'r.id = $1', [id]);
   }
 
+  /** The rate plan a seller is on (read on every charge, beside the seller). */
+  findRatePlanOfSeller(sellerId: string, manager: EntityManager): Promise<RatePlan | null> {
+    return this.ratePlanRows.one(manager, 'r', 'r.id = (SELECT s.rate_plan_id FROM sellers s WHERE s.id = $1)', [
+      sellerId,
+    ]);
+  }
+
   listRatePlans(page: PageRequest, search?: string): Promise<RatePlan[]> {
     const query = this.ratePlans.createQueryBuilder('r');
     if (search) query.where(`r.name ILIKE :search ESCAPE '\\'`, { search: containing(search) });

@@ -32,8 +32,8 @@ export class SellersRepository {
   }
 
   /** Read on every charge: without the query builder. */
-  findSeller(id: string): Promise<Seller | null> {
-    return this.sellerRows.one(this.dataSource.manager, 's', 's.id = $1', [id]);
+  findSeller(id: string, manager: EntityManager = this.dataSource.manager): Promise<Seller | null> {
+    return this.sellerRows.one(manager, 's', 's.id = $1', [id]);
   }
 
   /** The seller, locked until the end of the caller's transaction. */

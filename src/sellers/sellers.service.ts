@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import type { Permission } from '../auth/permissions';
 import { recordAudit } from '../audit/audit-log';
 import { changedFields } from '../audit/changes';
@@ -69,8 +69,8 @@ export class SellersService {
   }
 
   /** The seller record, as payments need it (plans, developer account, split participants). */
-  async find(id: string): Promise<Seller> {
-    const seller = await this.sellers.findSeller(id);
+  async find(id: string, manager?: EntityManager): Promise<Seller> {
+    const seller = await this.sellers.findSeller(id, manager);
     if (!seller) throw new NotFoundError('Seller not found.', 'seller_not_found');
     return seller;
   }

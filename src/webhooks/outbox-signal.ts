@@ -6,6 +6,8 @@ import type { TransactionRollbackEvent } from 'typeorm/subscriber/event/Transact
 import { OUTBOX_CHANNEL } from './webhooks.repository';
 
 const WROTE_EVENTS = 'outboxEventsWritten';
+/** How long a signal waits for company: under load, one NOTIFY per this many milliseconds at most. */
+const SIGNAL_DELAY_MS = 5;
 
 /** Marks the caller's transaction as one that wrote outbox events (see OutboxSignal). */
 export function markOutboxWritten(manager: EntityManager): void {
@@ -20,8 +22,8 @@ function takeMark(runner: QueryRunner): boolean {
 
 /**
  * Wakes the webhook workers of every process once outbox events have committed: a NOTIFY on
- * the outbox channel, sent after the commit and outside its transaction, at most one at a time
- * per process (the commits made meanwhile share the next one).
+ * the outbox channel, sent shortly after the commit and outside its transaction, shared by the
+ * commits of the same few milliseconds.
  *
  * A NOTIFY inside the transaction (the trigger this replaces) makes PostgreSQL serialise the
  * commits of all notifying transactions, through their WAL flushes, on one database-wide lock:
@@ -32,8 +34,7 @@ function takeMark(runner: QueryRunner): boolean {
 @Injectable()
 export class OutboxSignal implements EntitySubscriberInterface {
   private readonly logger = new Logger('Webhooks');
-  private sending = false;
-  private again = false;
+  private armed = false;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     dataSource.subscribers.push(this);
@@ -47,19 +48,16 @@ export class OutboxSignal implements EntitySubscriberInterface {
     takeMark(event.queryRunner);
   }
 
+  /** The first commit arms a short timer; every commit until it rings shares its NOTIFY. */
   private signal(): void {
-    if (this.sending) {
-      this.again = true;
-      return;
-    }
-    this.sending = true;
-    this.again = false;
-    this.dataSource
-      .query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL])
-      .catch((error: unknown) => this.logger.warn({ err: error }, 'Could not signal new outbox events'))
-      .finally(() => {
-        this.sending = false;
-        if (this.again) this.signal();
-      });
+    if (this.armed) return;
+    this.armed = true;
+    setTimeout(() => {
+      this.armed = false;
+      if (!this.dataSource.isInitialized) return; // shutting down: the workers look on their own at start-up
+      this.dataSource
+        .query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL])
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'Could not signal new outbox events'));
+    }, SIGNAL_DELAY_MS).unref();
   }
 }
