@@ -16,6 +16,8 @@ import { DeadlineClient } from './pg-options';
  *   rolled the whole transaction back and the commit throws that statement's error.
  * - **One write per turn of the event loop:** statements issued in the same turn leave in one
  *   socket write.
+ * - **Prepared statements:** a statement with parameters is parsed and planned once per
+ *   connection (see `prepared`), not at every execution.
  *
  * A COMMIT that the server answers with ROLLBACK (the transaction was aborted by an error the
  * caller did not propagate) throws instead of passing for a commit.
@@ -47,7 +49,7 @@ export class PipelinedClient extends DeadlineClient {
     }
     this.coalesceWrites();
     this.sendPendingBegin();
-    const result = this.send(...args);
+    const result = this.send(...prepared(args));
     if (!(result instanceof Promise)) return result;
     // A statement behind a failed deferred one fails with "current transaction is aborted":
     // the error that matters is the deferred statement's.
@@ -62,7 +64,7 @@ export class PipelinedClient extends DeadlineClient {
     this.sendPendingBegin();
     // The failure is recorded on the driver's own promise, ahead of the statements sent after
     // this one, whose errors (in the same read) are mapped to it.
-    const sent = this.send(text, values) as Promise<unknown>;
+    const sent = this.send(...prepared([text, values])) as Promise<unknown>;
     this.deferred.push(
       sent.catch((error: unknown) => {
         this.deferredFailure ??= error;
@@ -123,6 +125,25 @@ export class PipelinedClient extends DeadlineClient {
       stream.uncork!();
     });
   }
+}
+
+const statementNames = new Map<string, string>();
+const MAX_PREPARED = 1000;
+
+/**
+ * A statement with parameters goes as a named prepared statement, parsed and planned once per
+ * connection (the first MAX_PREPARED distinct texts of the process; the rest as before).
+ */
+function prepared(args: unknown[]): unknown[] {
+  const [text, values, ...rest] = args;
+  if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return args;
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    if (statementNames.size >= MAX_PREPARED) return args;
+    name = `s${statementNames.size}`;
+    statementNames.set(text, name);
+  }
+  return [{ name, text, values }, ...rest];
 }
 
 function emptyResult(command: string): QueryResult {

@@ -108,26 +108,37 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
 
     // 1. The order and its seats, in one database transaction. Seat rows are locked in id order.
     const order = await this.dataSource.transaction(async (manager) => {
-      const created = await this.orders.insert(
-        manager,
-        {
-          eventId,
-          sellerId: event.sellerId,
-          amount,
-          paymentType: input.payment.type,
-          installments: charge.installments ?? 1,
-          buyerName: input.buyer.name,
-          buyerEmail: input.buyer.email,
-          buyerDocument: charge.customer!.document!,
-          expiresAt: new Date(Date.now() + HOLD_MINUTES[input.payment.type] * 60_000),
-        },
-        items,
-      );
-      for (const item of inLockOrder(items)) {
-        if (!(await this.events.hold(manager, item.ticketTypeId, item.quantity))) {
-          throw notEnoughSeats(item, await this.events.seatsLeft(manager, item.ticketTypeId));
+      // The seats are held in lock order while the order is written (both travel together on the
+      // pipelined connection); a refused hold rolls the order back.
+      const holding = (async () => {
+        for (const item of inLockOrder(items)) {
+          if (!(await this.events.hold(manager, item.ticketTypeId, item.quantity))) return item;
         }
-      }
+        return null;
+      })();
+      // Both are waited for, so that no hold is sent after a failure ended the transaction.
+      const [inserted, held] = await Promise.allSettled([
+        this.orders.insert(
+          manager,
+          {
+            eventId,
+            sellerId: event.sellerId,
+            amount,
+            paymentType: input.payment.type,
+            installments: charge.installments ?? 1,
+            buyerName: input.buyer.name,
+            buyerEmail: input.buyer.email,
+            buyerDocument: charge.customer!.document!,
+            expiresAt: new Date(Date.now() + HOLD_MINUTES[input.payment.type] * 60_000),
+          },
+          items,
+        ),
+        holding,
+      ]);
+      if (inserted.status === 'rejected') throw inserted.reason;
+      if (held.status === 'rejected') throw held.reason;
+      const [created, refused] = [inserted.value, held.value];
+      if (refused) throw notEnoughSeats(refused, await this.events.seatsLeft(manager, refused.ticketTypeId));
       await tieIdempotencyKey(manager, created.id);
       return created;
     });

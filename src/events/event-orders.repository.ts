@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { centsFromDb, Cents } from '../common/money/money';
+import { deferStatement } from '../database/pipelined-client';
 import { keysetSql, PageRequest } from '../common/pagination/pagination';
 import type { PaymentType } from '../split/table';
 import type { OrderStatus } from './order-state';
@@ -222,20 +224,25 @@ export class EventOrdersRepository {
     return rows.map(toOrder);
   }
 
+  /** Writes the tickets in the caller's transaction (deferred: sent with the commit) and answers them as written. */
   async insertTickets(
     manager: EntityManager,
     tickets: Array<{ orderId: string; eventId: string; ticketTypeId: string; code: string }>,
   ): Promise<TicketRow[]> {
-    return manager.query(
-      `INSERT INTO event_tickets (order_id, event_id, ticket_type_id, code)
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[]) RETURNING ${TICKET_COLUMNS}`,
+    const rows: TicketRow[] = tickets.map((t) => ({ id: randomUUID(), ...t, checkedInAt: null }));
+    await deferStatement(
+      manager,
+      `INSERT INTO event_tickets (id, order_id, event_id, ticket_type_id, code)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[])`,
       [
-        tickets.map((t) => t.orderId),
-        tickets.map((t) => t.eventId),
-        tickets.map((t) => t.ticketTypeId),
-        tickets.map((t) => t.code),
+        rows.map((t) => t.id),
+        rows.map((t) => t.orderId),
+        rows.map((t) => t.eventId),
+        rows.map((t) => t.ticketTypeId),
+        rows.map((t) => t.code),
       ],
     );
+    return rows;
   }
 
   /**

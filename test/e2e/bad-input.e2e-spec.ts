@@ -106,6 +106,17 @@ describe('bad input', () => {
       });
     });
 
+    it('answers an unknown path 404 and another method 405, whatever its encoding', async () => {
+      const unknown = await t.http.post('/event/event/%ED%BF%BF/tickets//checkin', undefined, {
+        token: superuser.access,
+      });
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.code).toBe('not_found');
+      const otherMethod = await t.http.put('/sellers/%ED%A0%80', {}, { token: superuser.access });
+      expect(otherMethod.status).toBe(405);
+      expect(otherMethod.headers.get('allow')).toContain('GET');
+    });
+
     it('keeps percent sequences of the query that are not UTF-8 as they were sent (well-formed text)', async () => {
       const res = await t.http.get('/plans/plans/rates?search=a%ED%A0%80', { token: superuser.access });
       expect(res.status).toBe(200);

@@ -97,6 +97,16 @@ describe('PipelinedClient', () => {
     expect(await rows()).toEqual([{ id: 1, note: 'after empty' }]);
   });
 
+  it('parses a statement with parameters once per connection (a named prepared statement)', async () => {
+    const text = `SELECT count(*)::int AS n FROM pipelined WHERE id > $1`;
+    const statements = await dataSource.transaction(async (manager) => {
+      await manager.query(text, [0]);
+      await manager.query(text, [1]);
+      return manager.query(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1`, [text]);
+    });
+    expect(statements).toEqual([{ n: 1 }]);
+  });
+
   it('deferred statements need a transaction', async () => {
     await expect(deferStatement(dataSource.manager, `SELECT 1`, [])).rejects.toThrow(/inside a database transaction/);
   });

@@ -45,7 +45,7 @@ export function createFastifyAdapter(options: {
     // The router refuses a path that is not percent-encoded UTF-8 (or an over-long parameter)
     // before any hook runs: answer those with the error body too.
     frameworkErrors: (error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply) => {
-      const response = toErrorResponse(routerError(error), String(request.id));
+      const response = toErrorResponse(routerError(error, request, routes), String(request.id));
       reply.header('x-request-id', request.id).status(response.status).headers(response.headers).send(response.body);
     },
   });
@@ -108,8 +108,20 @@ export function createFastifyAdapter(options: {
   return adapter;
 }
 
-function routerError(error: { code?: string }): unknown {
+function routerError(
+  error: { code?: string },
+  request: FastifyRequest,
+  routes: ReturnType<typeof recordRoutes>,
+): unknown {
   if (error.code === 'FST_ERR_BAD_URL') {
+    // The router gives up on the encoding before it knows whether a route matches: a path that
+    // no route would match is unknown (404), or served by other methods (405), whatever its encoding.
+    const allowed = routes.allowedMethods(request.url.replace(/%[0-9a-fA-F]{2}/g, '_'));
+    if (!allowed.includes(request.method)) {
+      return allowed.length > 0
+        ? new MethodNotAllowedError(request.method, allowed)
+        : new NotFoundError(`No route matches ${request.method} ${pathOf(request.url)}.`);
+    }
     return new ApiError(400, 'invalid_url', 'The request path is not valid percent-encoded UTF-8.');
   }
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
