@@ -141,7 +141,9 @@ export class WebhooksService {
   async sendTest(sellerId: string, id: string): Promise<DeliveryResponseDto> {
     return requestTransaction(this.dataSource, async (manager) => {
       const endpoint = await this.activeEndpoint(manager, sellerId, id);
-      const event = await recordEventNow(manager, 'webhook.test', sellerId, { webhook: WebhookResponseDto.of(endpoint) });
+      const event = await recordEventNow(manager, 'webhook.test', sellerId, {
+        webhook: WebhookResponseDto.of(endpoint),
+      });
       await this.webhooks.markEventDispatched(manager, event.id);
       return DeliveryResponseDto.of(await this.webhooks.insertDelivery(manager, id, event.id, event.type));
     });
