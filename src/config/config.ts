@@ -49,6 +49,7 @@ const envSchema = z
       .max(100, { message: 'must be an integer between 2 and 100' })
       .default(10),
     DATABASE_LISTEN_URL: urlWithProtocol(['postgres:', 'postgresql:']).optional(),
+    DATABASE_PREPARED_STATEMENTS: booleanFlag.default(true),
     CREDENTIAL_CACHE_SECONDS: z.coerce
       .number({ message: 'must be an integer between 0 and 300' })
       .int({ message: 'must be an integer between 0 and 300' })
@@ -123,6 +124,8 @@ export interface AppConfig {
   port: number;
   databaseUrl: string;
   databasePoolSize: number;
+  /** Statements with parameters are prepared once per connection (off behind a proxy that cannot keep them). */
+  databasePreparedStatements: boolean;
   /**
    * The connection that LISTENs for credential changes: DATABASE_URL unless set (set it to reach
    * PostgreSQL directly when DATABASE_URL goes through a transaction-pooling proxy, which cannot LISTEN).
@@ -203,6 +206,7 @@ export function toAppConfig(env: Environment, resolved: { databaseUrl: string; j
     port: env.PORT,
     databaseUrl: resolved.databaseUrl,
     databasePoolSize: env.DATABASE_POOL_SIZE,
+    databasePreparedStatements: env.DATABASE_PREPARED_STATEMENTS,
     databaseListenUrl: env.DATABASE_LISTEN_URL ?? resolved.databaseUrl,
     credentialCacheSeconds: env.CREDENTIAL_CACHE_SECONDS,
     databaseQueryTimeout: env.DATABASE_QUERY_TIMEOUT,

@@ -30,6 +30,7 @@ import { PipelinedClient } from './pipelined-client';
           ...poolOptions({ queryTimeoutSeconds: config.databaseQueryTimeout }),
           Client: PipelinedClient,
           pipeline: true,
+          preparedStatements: config.databasePreparedStatements,
           max: config.databasePoolSize,
         },
       }),

@@ -1,4 +1,4 @@
-import type { QueryResult } from 'pg';
+import type { ClientConfig, QueryResult } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 import { DeadlineClient } from './pg-options';
 
@@ -29,10 +29,17 @@ import { DeadlineClient } from './pg-options';
  * connection is closed at once and the transaction fails.
  */
 export class PipelinedClient extends DeadlineClient {
+  private readonly prepares: boolean;
   private beginPending = false;
   private deferred: Array<Promise<unknown>> = [];
   private deferredFailure: unknown = null;
   private corked = false;
+
+  /** `preparedStatements: false` in the config: statements are not prepared (see `prepared`). */
+  constructor(config: ClientConfig & { preparedStatements?: boolean } = {}) {
+    super(config);
+    this.prepares = config.preparedStatements !== false;
+  }
 
   override query(...args: unknown[]): any {
     const text = typeof args[0] === 'string' ? args[0] : undefined;
@@ -49,7 +56,7 @@ export class PipelinedClient extends DeadlineClient {
     }
     this.coalesceWrites();
     this.sendPendingBegin();
-    const result = this.send(...prepared(args));
+    const result = this.send(...this.prepared(args));
     if (!(result instanceof Promise)) return result;
     // A statement behind a failed deferred one fails with "current transaction is aborted":
     // the error that matters is the deferred statement's.
@@ -64,7 +71,7 @@ export class PipelinedClient extends DeadlineClient {
     this.sendPendingBegin();
     // The failure is recorded on the driver's own promise, ahead of the statements sent after
     // this one, whose errors (in the same read) are mapped to it.
-    const sent = this.send(...prepared([text, values])) as Promise<unknown>;
+    const sent = this.send(...this.prepared([text, values])) as Promise<unknown>;
     this.deferred.push(
       sent.catch((error: unknown) => {
         this.deferredFailure ??= error;
@@ -96,6 +103,10 @@ export class PipelinedClient extends DeadlineClient {
       }
     }
     return ended;
+  }
+
+  private prepared(args: unknown[]): unknown[] {
+    return this.prepares ? prepared(args) : args;
   }
 
   private send(...args: unknown[]): unknown {
@@ -132,7 +143,9 @@ const MAX_PREPARED = 1000;
 
 /**
  * A statement with parameters goes as a named prepared statement, parsed and planned once per
- * connection (the first MAX_PREPARED distinct texts of the process; the rest as before).
+ * connection (the first MAX_PREPARED distinct texts of the process; the rest as before). A
+ * transaction-pooling proxy must keep prepared statements (PgBouncer 1.21+ with
+ * max_prepared_statements), else DATABASE_PREPARED_STATEMENTS=false turns them off.
  */
 function prepared(args: unknown[]): unknown[] {
   const [text, values, ...rest] = args;

@@ -107,6 +107,24 @@ describe('PipelinedClient', () => {
     expect(statements).toEqual([{ n: 1 }]);
   });
 
+  it('prepares nothing with preparedStatements: false (DATABASE_PREPARED_STATEMENTS)', async () => {
+    const unprepared = new DataSource({
+      type: 'postgres',
+      url,
+      extra: { Client: PipelinedClient, pipeline: true, preparedStatements: false, max: 1 },
+    });
+    await unprepared.initialize();
+    try {
+      const statements = await unprepared.transaction(async (manager) => {
+        await manager.query(`SELECT count(*) FROM pipelined WHERE id > $1`, [0]);
+        return manager.query(`SELECT count(*)::int AS n FROM pg_prepared_statements`);
+      });
+      expect(statements).toEqual([{ n: 0 }]);
+    } finally {
+      await unprepared.destroy();
+    }
+  });
+
   it('deferred statements need a transaction', async () => {
     await expect(deferStatement(dataSource.manager, `SELECT 1`, [])).rejects.toThrow(/inside a database transaction/);
   });
