@@ -118,11 +118,14 @@ export class TransactionsRepository {
     return this.transactionRows.one(manager, 't', where, params);
   }
 
-  /** Card transactions pending for longer than a charge takes (the oldest 500). */
-  findInterruptedCardCharges(olderThanMinutes: number): Promise<Transaction[]> {
+  /**
+   * Charges unresolved for longer than a charge takes (the oldest 500): card ones still pending,
+   * pix and boleto ones still without the processor's payment instructions.
+   */
+  findInterruptedCharges(olderThanMinutes: number): Promise<Transaction[]> {
     return this.transactions
       .createQueryBuilder('t')
-      .where(`t.status = 'pending' AND t.payment_type IN ('credit', 'debit')`)
+      .where(`t.status = 'pending' AND (t.payment_type IN ('credit', 'debit') OR t.processor_reference IS NULL)`)
       .andWhere(`t.created_at < now() - make_interval(mins => :minutes)`, { minutes: olderThanMinutes })
       .orderBy('t.created_at', 'ASC')
       .limit(500)

@@ -110,6 +110,43 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
     expect(notified).toEqual([{ id: answered.id, status: 'approved', previous: 'pending' }]);
   });
 
+  it('a pix charge whose instructions were lost gets them from the reconciler, and waits for its payment', async () => {
+    const instructions = { qr_code: 'qr', expires_at: '2031-01-01T00:00:00Z' };
+    processor.behaviour = async (request) => {
+      processor.charges.set(request.transactionId, {
+        status: 'pending',
+        reference: `fake_${request.transactionId}`,
+        pix: instructions,
+      });
+      throw timeout();
+    };
+    const answered = await service.create(sellerId, { amount: '25.00', payment_type: 'pix' });
+    expect(await stored(answered.id)).toMatchObject({ status: 'pending', processor_reference: null });
+
+    expect(await reconcile()).toBeGreaterThanOrEqual(1);
+    expect(await stored(answered.id)).toMatchObject({ status: 'pending', processor_reference: `fake_${answered.id}` });
+    expect((await service.get(sellerId, answered.id)).pix).toEqual(instructions);
+    expect(await events(answered.id)).toEqual(['transaction.created']);
+    expect(notified).toEqual([{ id: answered.id, status: 'pending', previous: 'pending' }]);
+    await reconcile(); // instructions recorded: no longer unresolved
+    expect(notified).toHaveLength(1);
+  });
+
+  it('a boleto charge the processor never received is voided by the reconciler (nothing waits for it)', async () => {
+    processor.behaviour = async () => {
+      throw timeout();
+    };
+    const answered = await service.create(sellerId, {
+      amount: '25.00',
+      payment_type: 'boleto',
+      customer: { name: 'Ana Souza', document: '52998224725' },
+    });
+    expect(await stored(answered.id)).toMatchObject({ status: 'pending', processor_reference: null });
+    expect(await reconcile()).toBeGreaterThanOrEqual(1);
+    expect(await stored(answered.id)).toMatchObject({ status: 'voided', void_reason: 'charge_interrupted' });
+    expect(await events(answered.id)).toEqual(['transaction.voided']);
+  });
+
   it('an answer arriving after the reconciler voided the charge is undone at the processor', async () => {
     let answer!: () => void;
     processor.behaviour = (request) =>

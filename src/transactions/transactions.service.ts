@@ -316,15 +316,18 @@ export class TransactionsService implements OnModuleInit {
   }
 
   /**
-   * Card transactions still pending some minutes after their charge began were interrupted (a
-   * crash, a lost database) or met a processor error whose outcome is unknown. The processor is
-   * asked what became of each charge: a charge it made is settled (approved or declined); one it
-   * never received is voided, at the processor too (so that a late charge is undone), so that no
-   * customer stays charged for a payment the seller never saw. Returns how many were resolved.
+   * Charges still unresolved some minutes after they began were interrupted (a crash, a lost
+   * database) or met a processor error whose outcome is unknown: card charges still pending, and
+   * pix or boleto charges still without the processor's payment instructions. The processor is
+   * asked what became of each: a charge it made is settled (approved or declined; a pix or boleto
+   * gets its instructions and waits for payment); one it never received is voided, at the
+   * processor too (so that a late charge is undone), so that no customer stays charged for a
+   * payment the seller never saw and nothing waits for a payment that cannot come (a checkout's
+   * seats go back). Returns how many were resolved.
    */
   async reconcileInterrupted(olderThanMinutes = INTERRUPTED_AFTER_MINUTES): Promise<number> {
     let resolved = 0;
-    for (const stale of await this.transactions.findInterruptedCardCharges(olderThanMinutes)) {
+    for (const stale of await this.transactions.findInterruptedCharges(olderThanMinutes)) {
       try {
         if (await this.reconcile(stale.id)) resolved++;
       } catch (error) {
@@ -348,7 +351,9 @@ export class TransactionsService implements OnModuleInit {
       this.logger.warn({ err: error, transaction: id }, 'The processor did not answer; reconciled later');
       return false;
     }
-    if (known?.status === 'pending') return false; // the processor is still working on it
+    // A card charge pending at the processor is still being decided; a pending pix or boleto has
+    // its instructions and is settled with them (it then waits for its payment or its expiry).
+    if (known?.status === 'pending' && !known.pix && !known.boleto) return false;
     if (known) {
       await this.settle(id, known);
     } else {
