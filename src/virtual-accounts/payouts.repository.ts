@@ -58,6 +58,16 @@ export class PayoutsRepository {
     return rows[0].id;
   }
 
+  /** Payouts still processing this long after they began (the oldest `limit`): their job may be gone. */
+  async findStale(olderThanMinutes: number, limit: number): Promise<string[]> {
+    const rows: Array<{ id: string }> = await this.dataSource.query(
+      `SELECT id FROM payouts WHERE status = 'processing' AND created_at < now() - make_interval(mins => $1)
+       ORDER BY created_at LIMIT $2`,
+      [olderThanMinutes, limit],
+    );
+    return rows.map((row) => row.id);
+  }
+
   async findById(id: string): Promise<PayoutRow | null> {
     const rows: PayoutDbRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM payouts p WHERE p.id = $1`, [id]);
     return rows[0] ? toPayout(rows[0]) : null;

@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { retryOnConflict } from '../database/retry';
@@ -15,6 +15,10 @@ export const PAYOUT_JOB = 'virtual-accounts.payout';
 export interface PayoutJob {
   payoutId: string;
 }
+/** Every 10 minutes: payouts processing for over an hour are sent again (see reconcileStale). */
+export const PAYOUT_RECONCILE_JOB = 'virtual-accounts.payout-reconcile';
+const STALE_AFTER_MINUTES = 60;
+const RECONCILE_BATCH = 100;
 
 /**
  * The second half of money leaving a virtual account: the payout job sends it through the payout
@@ -25,6 +29,8 @@ export interface PayoutJob {
  */
 @Injectable()
 export class PayoutsService implements OnModuleInit {
+  private readonly logger = new Logger('Payouts');
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly ledger: LedgerRepository,
@@ -42,6 +48,31 @@ export class PayoutsService implements OnModuleInit {
       concurrency: 8,
       pollingIntervalSeconds: 0.5,
     });
+    this.jobs.define({
+      name: PAYOUT_RECONCILE_JOB,
+      schedule: '*/10 * * * *',
+      handler: async () => void (await this.reconcileStale()),
+    });
+  }
+
+  /**
+   * Payouts still processing long after they began: their job's retries may have outlived the
+   * queue's retention (a provider down for days), which would keep the money reserved for good.
+   * Each is sent again here (the port is idempotent by payout id, and a payout settled meanwhile
+   * is left alone); one the port still cannot answer for is tried again next run. Answers how
+   * many were settled.
+   */
+  async reconcileStale(olderThanMinutes = STALE_AFTER_MINUTES): Promise<number> {
+    let settled = 0;
+    for (const payoutId of await this.payouts.findStale(olderThanMinutes, RECONCILE_BATCH)) {
+      try {
+        await this.process(payoutId);
+        settled++;
+      } catch (error) {
+        this.logger.warn({ err: error, payout: payoutId }, 'A stale payout is still unanswered; tried again later');
+      }
+    }
+    return settled;
   }
 
   /** Sends a processing payout and settles it; a payout already settled is left alone. */

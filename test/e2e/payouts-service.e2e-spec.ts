@@ -135,6 +135,27 @@ describe('PayoutsService with a fake payout port', () => {
     expect(events.rows).toEqual([{ data: { ...posting, status: 'failed', failure_reason: 'pix_key_not_found' } }]);
   });
 
+  it('sends again the payouts still processing long after they began, and settles what the port answers', async () => {
+    const { account, payoutId } = await processingTransfer('30.00');
+    const other = await processingTransfer('10.00');
+    // Their jobs gave up (retries outlived the queue's retention): only the reconciler is left.
+    bank.answer(new Error('provider down'), new Error('provider down'));
+    expect(await payouts.reconcileStale(0)).toBe(0);
+    expect((await state(payoutId)).status).toBe('processing');
+    expect(await balance(account)).toBe('70.00');
+
+    const sentBefore = bank.sent.length;
+    expect(await payouts.reconcileStale(60)).toBe(0); // not stale yet: left to its job
+    expect(bank.sent.length).toBe(sentBefore);
+
+    bank.answer({ status: 'completed', reference: 'bank-late' }, { status: 'failed', reason: 'account_closed' });
+    expect(await payouts.reconcileStale(0)).toBe(2);
+    expect(await state(payoutId)).toMatchObject({ status: 'completed', provider_reference: 'bank-late' });
+    expect(await state(other.payoutId)).toMatchObject({ status: 'failed', reversed: true });
+    expect(await balance(other.account)).toBe('100.00');
+    expect(await payouts.reconcileStale(0)).toBe(0); // nothing processing is left
+  });
+
   it('completes a payout the port sent, keeping the money out', async () => {
     const { account, payoutId } = await processingTransfer('25.00');
     bank.answer({ status: 'completed', reference: 'bank-123' });
