@@ -58,10 +58,14 @@ export class PipelinedClient extends DeadlineClient {
     this.sendPendingBegin();
     const result = this.send(...this.prepared(args));
     if (!(result instanceof Promise)) return result;
-    // A statement behind a failed deferred one fails with "current transaction is aborted":
-    // the error that matters is the deferred statement's.
     return result.catch((error: unknown) => {
-      throw (error as { code?: string }).code === '25P02' && this.deferredFailure ? this.deferredFailure : error;
+      const code = (error as { code?: string }).code;
+      // The table changed shape under a prepared statement (a migration applied while this
+      // process runs): this call fails, the statement is prepared afresh from the next one on.
+      if (code === '0A000' && typeof args[0] === 'string') replan(args[0]);
+      // A statement behind a failed deferred one fails with "current transaction is aborted":
+      // the error that matters is the deferred statement's.
+      throw code === '25P02' && this.deferredFailure ? this.deferredFailure : error;
     });
   }
 
@@ -74,6 +78,7 @@ export class PipelinedClient extends DeadlineClient {
     const sent = this.send(...this.prepared([text, values])) as Promise<unknown>;
     this.deferred.push(
       sent.catch((error: unknown) => {
+        if ((error as { code?: string }).code === '0A000') replan(text);
         this.deferredFailure ??= error;
       }),
     );
@@ -140,6 +145,7 @@ export class PipelinedClient extends DeadlineClient {
 
 const statementNames = new Map<string, string>();
 const MAX_PREPARED = 1000;
+let namesGiven = 0;
 
 /**
  * A statement with parameters goes as a named prepared statement, parsed and planned once per
@@ -153,10 +159,15 @@ function prepared(args: unknown[]): unknown[] {
   let name = statementNames.get(text);
   if (name === undefined) {
     if (statementNames.size >= MAX_PREPARED) return args;
-    name = `s${statementNames.size}`;
+    name = `s${namesGiven++}`;
     statementNames.set(text, name);
   }
   return [{ name, text, values }, ...rest];
+}
+
+/** A new name for a statement whose prepared plan no longer fits its tables: every connection parses it again. */
+function replan(text: string): void {
+  if (statementNames.has(text)) statementNames.set(text, `s${namesGiven++}`);
 }
 
 function emptyResult(command: string): QueryResult {

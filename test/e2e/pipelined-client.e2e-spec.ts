@@ -107,6 +107,16 @@ describe('PipelinedClient', () => {
     expect(statements).toEqual([{ n: 1 }]);
   });
 
+  it('prepares a statement afresh after its table changed shape (a migration while the process runs)', async () => {
+    await sql.query(`CREATE TABLE reshaped (id int PRIMARY KEY)`);
+    await sql.query(`INSERT INTO reshaped VALUES (1)`);
+    const text = `SELECT * FROM reshaped WHERE id >= $1`;
+    expect(await dataSource.query(text, [1])).toEqual([{ id: 1 }]);
+    await sql.query(`ALTER TABLE reshaped ADD COLUMN note text DEFAULT 'new'`);
+    await expect(dataSource.query(text, [1])).rejects.toMatchObject({ code: '0A000' });
+    expect(await dataSource.query(text, [1])).toEqual([{ id: 1, note: 'new' }]);
+  });
+
   it('prepares nothing with preparedStatements: false (DATABASE_PREPARED_STATEMENTS)', async () => {
     const unprepared = new DataSource({
       type: 'postgres',
