@@ -1,13 +1,12 @@
 import { Global, Module, OnModuleInit } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { JobQueue } from '../jobs/job-queue.service';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
-import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyRepository } from './idempotency/idempotency.repository';
 import { IdempotencyService } from './idempotency/idempotency.service';
 import { createValidationPipe } from './validation/validation.pipe';
 
-/** The global building blocks: error filter, validation pipe and Idempotency-Key handling. */
+/** The global building blocks: error filter, validation pipe and Idempotency-Key handling (see @Idempotent). */
 @Global()
 @Module({
   providers: [
@@ -15,9 +14,9 @@ import { createValidationPipe } from './validation/validation.pipe';
     IdempotencyService,
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_PIPE, useFactory: createValidationPipe },
-    { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
   ],
-  exports: [IdempotencyService],
+  // The interceptor is bound by @Idempotent() in each controller's module, which needs these.
+  exports: [IdempotencyService, IdempotencyRepository],
 })
 export class CommonModule implements OnModuleInit {
   constructor(

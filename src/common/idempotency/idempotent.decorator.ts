@@ -1,5 +1,6 @@
-import { SetMetadata, applyDecorators } from '@nestjs/common';
+import { SetMetadata, UseInterceptors, applyDecorators } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
+import { IdempotencyInterceptor } from './idempotency.interceptor';
 
 export const IDEMPOTENT = Symbol('idempotent');
 
@@ -19,6 +20,8 @@ export interface IdempotentOptions {
 export function Idempotent(options: IdempotentOptions = {}): MethodDecorator {
   return applyDecorators(
     SetMetadata(IDEMPOTENT, options),
+    // Bound here, not globally: a route with no interceptor skips Nest's interceptor chain (rxjs).
+    UseInterceptors(IdempotencyInterceptor),
     ApiHeader({
       name: 'Idempotency-Key',
       required: false,
