@@ -1,14 +1,13 @@
 import { Module, OnModuleInit } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { JobQueue } from '../../jobs/job-queue.service';
 import { PgThrottlerStorage } from './pg-throttler.storage';
-import { RateLimitGuard, rateLimitThrottlers } from './rate-limit';
+import { rateLimitThrottlers } from './rate-limit';
 
 @Module({ providers: [PgThrottlerStorage], exports: [PgThrottlerStorage] })
 class RateLimitStorageModule {}
 
-/** Named rate limits (`@RateLimit(name)` on a route), counted in PostgreSQL. */
+/** Named rate limits (`@RateLimit(name)` on a route binds the guard), counted in PostgreSQL. */
 @Module({
   imports: [
     RateLimitStorageModule,
@@ -18,7 +17,6 @@ class RateLimitStorageModule {}
       useFactory: (storage: PgThrottlerStorage) => ({ throttlers: rateLimitThrottlers(), storage }),
     }),
   ],
-  providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
 })
 export class RateLimitModule implements OnModuleInit {
   constructor(

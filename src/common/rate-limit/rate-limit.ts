@@ -1,4 +1,4 @@
-import { ExecutionContext, Injectable, SetMetadata, applyDecorators } from '@nestjs/common';
+import { ExecutionContext, Injectable, SetMetadata, UseGuards, applyDecorators } from '@nestjs/common';
 import { ThrottlerGuard, ThrottlerLimitDetail, ThrottlerOptions } from '@nestjs/throttler';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error';
@@ -15,9 +15,12 @@ const LIMITS = {
 export type RateLimitName = keyof typeof LIMITS;
 const RATE_LIMIT = Symbol('rate_limit');
 
-/** Applies one of the named rate limits to a route (429 with Retry-After past it). */
+/**
+ * Applies one of the named rate limits to a route (429 with Retry-After past it). The guard is
+ * bound here, not globally, so routes without a limit do not pay for its checks.
+ */
 export function RateLimit(name: RateLimitName): MethodDecorator {
-  return applyDecorators(SetMetadata(RATE_LIMIT, name), ApiErrorResponses(429));
+  return applyDecorators(SetMetadata(RATE_LIMIT, name), UseGuards(RateLimitGuard), ApiErrorResponses(429));
 }
 
 export function rateLimitThrottlers(): ThrottlerOptions[] {
