@@ -16,7 +16,7 @@ export interface PayoutJob {
   payoutId: string;
 }
 /** Every 10 minutes: payouts processing for over an hour are sent again (see reconcileStale). */
-export const PAYOUT_RECONCILE_JOB = 'virtual-accounts.payout-reconcile';
+const PAYOUT_RECONCILE_JOB = 'virtual-accounts.payout-reconcile';
 const STALE_AFTER_MINUTES = 60;
 const RECONCILE_BATCH = 100;
 
@@ -42,7 +42,7 @@ export class PayoutsService implements OnModuleInit {
   onModuleInit(): void {
     this.jobs.define<PayoutJob>({
       name: PAYOUT_JOB,
-      handler: ({ payoutId }) => this.process(payoutId),
+      handler: async ({ payoutId }) => void (await this.process(payoutId)),
       queue: { retryLimit: 50, retryDelay: 5, retryBackoff: true },
       // Sandbox payouts complete within seconds; a backlog drains at up to 16 jobs a second per process.
       concurrency: 8,
@@ -60,14 +60,13 @@ export class PayoutsService implements OnModuleInit {
    * queue's retention (a provider down for days), which would keep the money reserved for good.
    * Each is sent again here (the port is idempotent by payout id, and a payout settled meanwhile
    * is left alone); one the port still cannot answer for is tried again next run. Answers how
-   * many were settled.
+   * many it settled.
    */
   async reconcileStale(olderThanMinutes = STALE_AFTER_MINUTES): Promise<number> {
     let settled = 0;
     for (const payoutId of await this.payouts.findStale(olderThanMinutes, RECONCILE_BATCH)) {
       try {
-        await this.process(payoutId);
-        settled++;
+        if (await this.process(payoutId)) settled++;
       } catch (error) {
         this.logger.warn({ err: error, payout: payoutId }, 'A stale payout is still unanswered; tried again later');
       }
@@ -75,10 +74,10 @@ export class PayoutsService implements OnModuleInit {
     return settled;
   }
 
-  /** Sends a processing payout and settles it; a payout already settled is left alone. */
-  async process(payoutId: string, now: () => Date = () => new Date()): Promise<void> {
+  /** Sends a processing payout and settles it (true); a payout already settled is left alone (false). */
+  async process(payoutId: string, now: () => Date = () => new Date()): Promise<boolean> {
     const payout = await this.payouts.findById(payoutId);
-    if (!payout || payout.status !== 'processing') return;
+    if (!payout || payout.status !== 'processing') return false;
     const outcome = await this.bank.payOut({
       payoutId,
       amount: payout.amount,
@@ -86,6 +85,7 @@ export class PayoutsService implements OnModuleInit {
       description: payout.description,
     });
     await this.settle(payoutId, outcome, now());
+    return true;
   }
 
   private async settle(payoutId: string, outcome: PayoutOutcome, at: Date): Promise<void> {
