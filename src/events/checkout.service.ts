@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import { isUUID } from 'class-validator';
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiError, ConflictError, FieldErrors, NotFoundError, ValidationError } from '../common/errors/api-error';
@@ -16,12 +17,12 @@ import { TransactionsService } from '../transactions/transactions.service';
 import { recordEvent } from '../webhooks/outbox';
 import type { CheckoutDto, CheckoutOrderDto } from './dto/checkout.dto';
 import type { PublicTicketedEventDto } from './dto/ticketed-event.dto';
-import { EventOrderRow, EventOrdersRepository, FullOrder, OrderItemRow } from './event-orders.repository';
+import { EventOrderRow, EventOrdersRepository, FullOrder, NewOrder, OrderItemRow } from './event-orders.repository';
 import { salesOpen, toCheckoutOrderView, toEventOrderView, toPublicEventView } from './event-views';
-import { CHECKOUT_EXPIRED, settlementAction } from './order-state';
+import { available, CHECKOUT_EXPIRED, pendingOrderOutcome, settlementAction } from './order-state';
 import { newTicketCode } from './ticket-code';
 import { eventNotFound } from './ticketed-events.service';
-import { TicketedEventRow, TicketedEventsRepository, TicketTypeRow } from './ticketed-events.repository';
+import { isOversold, TicketedEventRow, TicketedEventsRepository, TicketTypeRow } from './ticketed-events.repository';
 
 /** How long a pending order holds its seats, by payment type (API.md section 10.1). */
 export const HOLD_MINUTES: Record<string, number> = {
@@ -37,6 +38,8 @@ export const HOLD_MINUTES: Record<string, number> = {
 const EXPIRE_JOB = 'events.expire-orders';
 const VOID_CHARGE_JOB = 'events.void-unfulfillable-charge';
 const EXPIRY_BATCH = 200;
+/** Holds refused while the seats came back meanwhile are tried this many times in all. */
+const HOLD_ATTEMPTS = 3;
 
 /**
  * The public checkout of a ticketed event. Seats are held with the order in one database
@@ -105,52 +108,69 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     }
     const { items, amount } = checkItems(input, types);
     const charge = await this.checkPayment(event, input, amount);
+    // Too few seats left as this request read the event: refused without locking the seat rows.
+    const short = items.find((item) => seatsLeftOf(types, item.ticketTypeId) < item.quantity);
+    if (short) throw notEnoughSeats(short, seatsLeftOf(types, short.ticketTypeId));
 
-    // 1. The order and its seats, in one database transaction. Seat rows are locked in id order.
-    const order = await this.dataSource.transaction(async (manager) => {
-      // The seats are held in lock order while the order is written (both travel together on the
-      // pipelined connection); a refused hold rolls the order back.
-      const holding = (async () => {
-        for (const item of inLockOrder(items)) {
-          if (!(await this.events.hold(manager, item.ticketTypeId, item.quantity))) return item;
-        }
-        return null;
-      })();
-      // Both are waited for, so that no hold is sent after a failure ended the transaction.
-      const [inserted, held] = await Promise.allSettled([
-        this.orders.insert(
-          manager,
-          {
-            eventId,
-            sellerId: event.sellerId,
-            amount,
-            paymentType: input.payment.type,
-            installments: charge.installments ?? 1,
-            buyerName: input.buyer.name,
-            buyerEmail: input.buyer.email,
-            buyerDocument: charge.customer!.document!,
-            expiresAt: new Date(Date.now() + HOLD_MINUTES[input.payment.type] * 60_000),
-          },
-          items,
-        ),
-        holding,
-      ]);
-      if (inserted.status === 'rejected') throw inserted.reason;
-      if (held.status === 'rejected') throw held.reason;
-      const [created, refused] = [inserted.value, held.value];
-      if (refused) throw notEnoughSeats(refused, await this.events.seatsLeft(manager, refused.ticketTypeId));
-      await tieIdempotencyKey(manager, created.id);
-      return created;
-    });
+    const orderId = await this.placeOrder(event, input, items, amount, charge);
 
     // 2. The charge. Its settlement moves the order on (onTransactionSettled), whatever the outcome.
     const placed: PlacedOrder = {
-      orderId: order.id,
+      orderId,
       event,
-      items: items.map((item) => ({ ...item, orderId: order.id })),
+      items: items.map((item) => ({ ...item, orderId })),
       settled: null,
     };
+    const order = { id: orderId, eventId, sellerId: event.sellerId };
     return this.chargeOrRelease(placed, order, async () => charge, null);
+  }
+
+  /**
+   * 1. The order and its seats, in one database transaction that travels in one go: the order,
+   * its holds (seat rows in lock order) and COMMIT are sent together, so that a hot seat row is
+   * locked only while the database runs them. A hold of more seats than are left fails the
+   * commit (the database's CHECK) and nothing is written; the refusal then tells what is left.
+   * The request's Idempotency-Key is tied to the order in this transaction. Answers the order's id.
+   */
+  private async placeOrder(
+    event: TicketedEventRow,
+    input: CheckoutDto,
+    items: CheckedItem[],
+    amount: Cents,
+    charge: CreateTransactionDto,
+  ): Promise<string> {
+    const order: NewOrder = {
+      eventId: event.id,
+      sellerId: event.sellerId,
+      amount,
+      paymentType: input.payment.type,
+      installments: charge.installments ?? 1,
+      buyerName: input.buyer.name,
+      buyerEmail: input.buyer.email,
+      buyerDocument: charge.customer!.document!,
+      expiresAt: new Date(Date.now() + HOLD_MINUTES[input.payment.type] * 60_000),
+    };
+    for (let attempt = 1; ; attempt++) {
+      const id = randomUUID();
+      try {
+        await this.dataSource.transaction(async (manager) => {
+          await this.orders.insert(manager, id, order, items);
+          await tieIdempotencyKey(manager, id);
+          for (const item of inLockOrder(items)) await this.events.hold(manager, item.ticketTypeId, item.quantity);
+        });
+        return id;
+      } catch (error) {
+        if (!isOversold(error)) throw error;
+        const left = await this.events.seatsLeft(items.map((item) => item.ticketTypeId));
+        const short = inLockOrder(items).find((item) => (left.get(item.ticketTypeId) ?? 0) < item.quantity);
+        if (short) throw notEnoughSeats(short, left.get(short.ticketTypeId) ?? 0);
+        // Seats came back between the refusal and the count (another order released them): the
+        // hold is tried again, a few times; after that the buyer is told to try again.
+        if (attempt === HOLD_ATTEMPTS) {
+          throw new ConflictError('not_enough_tickets', 'The seats asked for were taken meanwhile; try again.');
+        }
+      }
+    }
   }
 
   /**
@@ -181,7 +201,7 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
    */
   private async chargeOrRelease(
     placed: PlacedOrder,
-    order: EventOrderRow,
+    order: OrderRef,
     charge: () => Promise<CreateTransactionDto>,
     resumeOf: string | null,
   ): Promise<CheckoutOrderDto> {
@@ -202,7 +222,7 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
    */
   private async charge(
     placed: PlacedOrder,
-    order: EventOrderRow,
+    order: OrderRef,
     charge: CreateTransactionDto,
     resumeOf: string | null,
   ): Promise<CheckoutOrderDto> {
@@ -221,24 +241,33 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     return toCheckoutOrderView(placed.settled ?? (await this.orders.findForEvent(order.eventId, order.id))!);
   }
 
-  /** Moves the order of an event checkout with its transaction; inside the transaction's database transaction. */
+  /**
+   * Moves the order of an event checkout with its transaction; inside the transaction's database
+   * transaction. The order is settled in one statement (linked to the transaction and, when
+   * pending, moved to where the transaction takes it); what follows depends on where it was.
+   */
   async onTransactionSettled(manager: EntityManager, tx: TransactionResponseDto): Promise<void> {
     if (tx.source !== 'event_checkout' || !tx.reference || !isUUID(tx.reference)) return;
-    const order = await this.orders.lockForTransaction(manager, tx.seller, tx.reference, {
-      transactionId: tx.id,
-      pix: tx.pix,
-      boleto: tx.boleto,
-    });
-    if (!order) return;
+    const pendingTo = pendingOrderOutcome(tx);
+    const settled = await this.orders.settle(
+      manager,
+      tx.seller,
+      tx.reference,
+      { transactionId: tx.id, pix: tx.pix, boleto: tx.boleto },
+      pendingTo.status,
+      pendingTo.reason,
+    );
+    if (!settled) return;
+    const { order, previous } = settled;
     // The checkout that placed this order is waiting for it: it hands over what it knows and gets the order back.
     const placing = this.placing.getStore();
     const placed = placing?.orderId === order.id ? placing : undefined;
-    const action = settlementAction(order.status, tx);
+    const action = settlementAction(previous, tx);
     switch (action.kind) {
       case 'complete':
-        return this.complete(manager, order, placed);
+        return this.completed(manager, order, placed);
       case 'release':
-        return this.release(manager, order, action.status, tx.decline_reason ?? tx.void_reason, placed);
+        return this.released(manager, order, placed);
       case 'cancel_paid':
         return this.cancelPaid(manager, order);
       case 'void_charge':
@@ -307,10 +336,8 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     }
   }
 
-  /** Paid: held seats sold, one ticket per seat, the tickets e-mailed, `checkout.completed`. */
-  private async complete(manager: EntityManager, pending: EventOrderRow, placed?: PlacedOrder): Promise<void> {
-    const order = await this.orders.transition(manager, pending.id, 'pending', 'paid');
-    if (!order) return;
+  /** Just paid: held seats sold, one ticket per seat, the tickets e-mailed, `checkout.completed`. */
+  private async completed(manager: EntityManager, order: EventOrderRow, placed?: PlacedOrder): Promise<void> {
     const items = placed?.items ?? (await this.orders.items(manager, order.id));
     const tickets = await this.orders.insertTickets(
       manager,
@@ -327,25 +354,27 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     const full = { order, items, tickets };
     await this.mail.queue(manager, ticketsMail(event, full));
     await recordEvent(manager, 'checkout.completed', order.sellerId, toEventOrderView(full));
-    // Last, so the hot seat row stays locked as briefly as possible before the commit.
     for (const item of inLockOrder(items)) {
       await this.events.moveSeats(manager, item.ticketTypeId, item.quantity, 'sell');
     }
     if (placed) placed.settled = full;
   }
 
-  /** Not paid (declined, expired, canceled): the held seats go back. */
+  /** Not paid (declined, expired, canceled): moves the pending order there, and its held seats go back. */
   private async release(
     manager: EntityManager,
-    pending: EventOrderRow,
+    pending: OrderRef,
     status: 'declined' | 'expired' | 'canceled',
     reason: string | null,
-    placed?: PlacedOrder,
   ): Promise<void> {
     const order = await this.orders.transition(manager, pending.id, 'pending', status, reason);
-    if (!order) return;
+    if (order) await this.released(manager, order);
+  }
+
+  /** Just released (declined, expired, canceled): the held seats go back; `checkout.expired` when expired. */
+  private async released(manager: EntityManager, order: EventOrderRow, placed?: PlacedOrder): Promise<void> {
     const items = placed?.items ?? (await this.orders.items(manager, order.id));
-    if (status === 'expired') {
+    if (order.status === 'expired') {
       await recordEvent(manager, 'checkout.expired', order.sellerId, toEventOrderView({ order, items, tickets: [] }));
     }
     for (const item of inLockOrder(items)) {
@@ -425,6 +454,9 @@ interface PlacedOrder {
   settled: FullOrder | null;
 }
 
+/** What the checkout knows of the order it placed. */
+type OrderRef = Pick<EventOrderRow, 'id' | 'eventId' | 'sellerId'>;
+
 /** Seat rows are always locked in ticket type id order, so that concurrent orders never deadlock. */
 function inLockOrder<T extends { ticketTypeId: string }>(items: T[]): T[] {
   return [...items].sort((a, b) => (a.ticketTypeId < b.ticketTypeId ? -1 : 1));
@@ -464,6 +496,11 @@ function checkItems(input: CheckoutDto, types: TicketTypeRow[]): { items: Checke
   }
   if (Object.keys(problems).length > 0) throw new ValidationError(problems);
   return { items, amount };
+}
+
+function seatsLeftOf(types: TicketTypeRow[], id: string): number {
+  const type = types.find((t) => t.id === id)!;
+  return available(type);
 }
 
 function notEnoughSeats(item: CheckedItem, left: number): ConflictError {

@@ -91,22 +91,26 @@ export type CheckedTicket = TicketRow & { ticketTypeName: string };
 export class EventOrdersRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** The order and its items, in one statement. */
+  /**
+   * Writes the order (id made by the caller) and its items in the caller's transaction, in one
+   * statement sent with the commit (deferred): its failure fails the commit.
+   */
   async insert(
     manager: EntityManager,
+    id: string,
     order: NewOrder,
     items: Array<{ ticketTypeId: string; quantity: number; unitPrice: Cents }>,
-  ): Promise<EventOrderRow> {
-    const [row]: EventOrderRow[] = await manager.query(
+  ): Promise<void> {
+    await deferStatement(
+      manager,
       `WITH o AS (
-         INSERT INTO event_orders (event_id, seller_id, status, amount, payment_type, installments, buyer_name,
+         INSERT INTO event_orders (id, event_id, seller_id, status, amount, payment_type, installments, buyer_name,
            buyer_email, buyer_document, expires_at)
-         VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7, $8, $9) RETURNING ${ORDER_COLUMNS}),
-       i AS (
-         INSERT INTO event_order_items (order_id, ticket_type_id, quantity, unit_price)
-         SELECT o.id, v.* FROM o, unnest($10::uuid[], $11::int[], $12::bigint[]) AS v)
-       SELECT * FROM o`,
+         VALUES ($1, $2, $3, 'pending', $4, $5, $6, $7, $8, $9, $10) RETURNING id)
+       INSERT INTO event_order_items (order_id, ticket_type_id, quantity, unit_price)
+       SELECT o.id, v.* FROM o, unnest($11::uuid[], $12::int[], $13::bigint[]) AS v`,
       [
+        id,
         order.eventId,
         order.sellerId,
         order.amount,
@@ -121,7 +125,6 @@ export class EventOrdersRepository {
         items.map((i) => i.unitPrice),
       ],
     );
-    return toOrder(row);
   }
 
   /** The order of this event with its items and tickets. */
@@ -170,26 +173,49 @@ export class EventOrdersRepository {
   }
 
   /**
-   * Locks the order of this seller paid by this transaction (or by none yet) and records the
-   * transaction and its payment data (pix code, boleto line) the first time, in one statement.
-   * Null when there is no such order, or it is paid by another transaction.
+   * Settles the order of this seller that this transaction pays (or that no transaction pays
+   * yet), in one statement under the row lock: records the transaction and its payment data
+   * (pix code, boleto line) the first time and, when the order is pending, moves it to
+   * `pendingTo` (the status a pending order takes with the transaction as it now is). Answers
+   * the order as it is now and the status it had; null when there is no such order, or another
+   * transaction pays it.
    */
-  async lockForTransaction(
+  async settle(
     manager: EntityManager,
     sellerId: string,
     id: string,
     payment: OrderPayment,
-  ): Promise<EventOrderRow | null> {
-    const [rows]: [EventOrderRow[], number] = await manager.query(
-      `UPDATE event_orders SET transaction_id = $3,
-         pix = CASE WHEN transaction_id IS NULL THEN $4::jsonb ELSE pix END,
-         boleto = CASE WHEN transaction_id IS NULL THEN $5::jsonb ELSE boleto END,
-         updated_at = CASE WHEN transaction_id IS NULL THEN now() ELSE updated_at END
-       WHERE seller_id = $1 AND id = $2 AND (transaction_id IS NULL OR transaction_id = $3)
-       RETURNING ${ORDER_COLUMNS}`,
-      [sellerId, id, payment.transactionId, JSON.stringify(payment.pix), JSON.stringify(payment.boleto)],
+    pendingTo: OrderStatus,
+    reason: string | null,
+  ): Promise<{ order: EventOrderRow; previous: OrderStatus } | null> {
+    const [rows]: [Array<EventOrderRow & { previous: OrderStatus }>, number] = await manager.query(
+      `UPDATE event_orders o SET transaction_id = $3,
+         pix = CASE WHEN o.transaction_id IS NULL THEN $4::jsonb ELSE o.pix END,
+         boleto = CASE WHEN o.transaction_id IS NULL THEN $5::jsonb ELSE o.boleto END,
+         status = CASE WHEN locked.moving THEN $6 ELSE o.status END,
+         decline_reason = CASE WHEN locked.moving THEN COALESCE($7, o.decline_reason) ELSE o.decline_reason END,
+         paid_at = CASE WHEN locked.moving AND $6 = 'paid' THEN now() ELSE o.paid_at END,
+         released_at = CASE WHEN locked.moving AND $6 IN ('declined', 'expired', 'canceled') THEN now()
+           ELSE o.released_at END,
+         updated_at = CASE WHEN o.transaction_id IS NULL OR (locked.moving AND $6 <> 'pending') THEN now()
+           ELSE o.updated_at END
+       FROM (SELECT id AS locked_id, status AS previous, status = 'pending' AS moving FROM event_orders
+             WHERE seller_id = $1 AND id = $2 AND (transaction_id IS NULL OR transaction_id = $3) FOR UPDATE) locked
+       WHERE o.id = locked.locked_id
+       RETURNING ${ORDER_COLUMNS}, locked.previous`,
+      [
+        sellerId,
+        id,
+        payment.transactionId,
+        JSON.stringify(payment.pix),
+        JSON.stringify(payment.boleto),
+        pendingTo,
+        reason,
+      ],
     );
-    return rows[0] ? toOrder(rows[0]) : null;
+    if (!rows[0]) return null;
+    const { previous, ...order } = rows[0];
+    return { order: toOrder(order), previous };
   }
 
   /**

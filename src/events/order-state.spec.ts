@@ -4,6 +4,7 @@ import {
   CHECKOUT_EXPIRED,
   hold,
   OrderStatus,
+  pendingOrderOutcome,
   release,
   Seats,
   sell,
@@ -140,5 +141,27 @@ describe('seat inventory model', () => {
     expect(settlementAction('expired', tx('approved'))).toEqual({ kind: 'void_charge' });
     expect(settlementAction('expired', tx('pending'))).toEqual({ kind: 'void_charge' });
     expect(settlementAction('declined', tx('voided'))).toEqual({ kind: 'none' });
+  });
+
+  it('tells where a pending order goes with its transaction, and the reason it records', () => {
+    const tx = (status: string, decline_reason: string | null = null, void_reason: string | null = null) => ({
+      status,
+      decline_reason,
+      void_reason,
+    });
+    expect(pendingOrderOutcome(tx('pending'))).toEqual({ status: 'pending', reason: null });
+    expect(pendingOrderOutcome(tx('approved'))).toEqual({ status: 'paid', reason: null });
+    expect(pendingOrderOutcome(tx('declined', 'insufficient_funds'))).toEqual({
+      status: 'declined',
+      reason: 'insufficient_funds',
+    });
+    expect(pendingOrderOutcome(tx('voided', null, CHECKOUT_EXPIRED))).toEqual({
+      status: 'expired',
+      reason: CHECKOUT_EXPIRED,
+    });
+    expect(pendingOrderOutcome(tx('voided', null, 'charge_interrupted'))).toEqual({
+      status: 'canceled',
+      reason: 'charge_interrupted',
+    });
   });
 });

@@ -77,3 +77,21 @@ export function settlementAction(
     ? { kind: 'void_charge' }
     : { kind: 'none' };
 }
+
+/**
+ * Where a pending order goes when its transaction reaches `transaction.status` (it stays pending
+ * while the transaction waits for payment, or for a status that does not move it), with the
+ * reason a released order records.
+ */
+export function pendingOrderOutcome(transaction: {
+  status: string;
+  void_reason: string | null;
+  decline_reason: string | null;
+}): { status: OrderStatus; reason: string | null } {
+  const action = settlementAction('pending', transaction);
+  if (action.kind === 'complete') return { status: 'paid', reason: null };
+  if (action.kind === 'release') {
+    return { status: action.status, reason: transaction.decline_reason ?? transaction.void_reason };
+  }
+  return { status: 'pending', reason: null };
+}

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { isCheckViolation } from '../common/errors/database-errors';
 import { deferStatement } from '../database/pipelined-client';
 import { centsFromDb, Cents } from '../common/money/money';
 import { keysetSql, PageRequest } from '../common/pagination/pagination';
@@ -208,25 +209,22 @@ export class TicketedEventsRepository {
   // ---- seats
 
   /**
-   * Holds `n` seats if that many are left, in one statement: the row lock and the condition
-   * make concurrent holds queue and never take more than the quantity. Null when refused.
+   * Holds `n` seats in the caller's transaction, sent with the commit (deferred). The database
+   * refuses more than are left: the CHECK `ticket_types_never_oversold` (sold + held <= quantity)
+   * fails the statement, and so the commit (see isOversold), and concurrent holds queue on the
+   * row lock, so that they never take more than the quantity together.
    */
-  async hold(manager: EntityManager, ticketTypeId: string, n: number): Promise<{ left: number } | null> {
-    const [rows]: [Array<{ left: number }>, number] = await manager.query(
-      `UPDATE ticket_types SET held = held + $2 WHERE id = $1 AND sold + held + $2 <= quantity
-       RETURNING quantity - sold - held AS "left"`,
-      [ticketTypeId, n],
-    );
-    return rows[0] ?? null;
+  async hold(manager: EntityManager, ticketTypeId: string, n: number): Promise<void> {
+    await deferStatement(manager, `UPDATE ticket_types SET held = held + $2 WHERE id = $1`, [ticketTypeId, n]);
   }
 
-  /** Seats left of a ticket type now (to tell a refused hold what is left). */
-  async seatsLeft(manager: EntityManager, ticketTypeId: string): Promise<number> {
-    const [row]: Array<{ left: number }> = await manager.query(
-      `SELECT quantity - sold - held AS "left" FROM ticket_types WHERE id = $1`,
-      [ticketTypeId],
+  /** Seats left now of each of these ticket types (to tell a refused hold what is left). */
+  async seatsLeft(ticketTypeIds: string[]): Promise<Map<string, number>> {
+    const rows: Array<{ id: string; left: number }> = await this.dataSource.query(
+      `SELECT id, quantity - sold - held AS "left" FROM ticket_types WHERE id = ANY($1::uuid[])`,
+      [ticketTypeIds],
     );
-    return row?.left ?? 0;
+    return new Map(rows.map((row) => [row.id, row.left]));
   }
 
   /** Moves seats of one ticket type: held to sold (sell), held back (release), or sold back (unsell). */
@@ -248,4 +246,9 @@ export class TicketedEventsRepository {
 
 function toTicketType(row: TicketTypeRow): TicketTypeRow {
   return { ...row, price: centsFromDb(row.price) };
+}
+
+/** A hold refused by the database: more seats than were left (the CHECK `ticket_types_never_oversold`). */
+export function isOversold(error: unknown): boolean {
+  return isCheckViolation(error, 'ticket_types_never_oversold');
 }

@@ -6,10 +6,12 @@ import {
   OnApplicationBootstrap,
   OnApplicationShutdown,
 } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { PgBoss, type Job, type QueueOptions, type SendOptions } from 'pg-boss';
 import { EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { poolOptions } from '../database/pg-options';
+import { deferStatement } from '../database/pipelined-client';
 
 export const RUN_WORKERS = Symbol('RUN_WORKERS');
 
@@ -82,8 +84,9 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
   }
 
   /**
-   * Queues a job. With `manager`, the job is written in that database transaction: it
-   * exists if and only if the transaction commits.
+   * Queues a job. With `manager`, the job is written in that database transaction: it exists if
+   * and only if the transaction commits. Its insert is then sent with the commit (deferred, with
+   * the job's id made here), unless a singleton option makes that insert's outcome conditional.
    */
   async send<T extends object>(
     name: string,
@@ -92,10 +95,17 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
     manager?: EntityManager,
   ): Promise<string | null> {
     if (!this.boss) throw new Error('The job queue is not started');
-    const db = manager
-      ? { executeSql: async (text: string, values?: unknown[]) => ({ rows: await manager.query(text, values) }) }
-      : undefined;
-    return this.boss.send(name, data, db ? { ...options, db } : options);
+    if (!manager) return this.boss.send(name, data, options);
+    const id = options.id ?? randomUUID();
+    const conditional = options.singletonKey !== undefined || options.singletonSeconds !== undefined;
+    const db = {
+      executeSql: async (text: string, values: unknown[] = []) => {
+        if (conditional) return { rows: await manager.query(text, values) };
+        await deferStatement(manager, text, values);
+        return { rows: [{ id }] };
+      },
+    };
+    return this.boss.send(name, data, { ...options, id, db });
   }
 
   /** Jobs waiting (queued, deferred included) and running, per queue of this service. */

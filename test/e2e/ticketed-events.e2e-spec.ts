@@ -1,9 +1,11 @@
+import { Client } from 'pg';
 import { CheckoutService } from '../../src/events/checkout.service';
 import { createUser, TestUser } from '../support/identity';
 import { CARDS, PayingSeller, payingSeller } from '../support/payments';
 import { TestSmtpServer } from '../support/smtp';
 import { startTestApp, TestApp } from '../support/test-app';
 import { checkoutBody, eventBody, publishedEvent } from '../support/ticketed-events';
+import { eventually } from '../support/webhook-receiver';
 
 const CODE = /^[2-9A-HJ-NP-Z]{5}(-[2-9A-HJ-NP-Z]{5}){3}$/;
 
@@ -454,6 +456,40 @@ describe('ticketed events and checkout', () => {
       expect((await seats(e.id)).Pista).toEqual({ quantity: 10, sold: 0, held: 0 });
       void vip;
     });
+  });
+
+  it('seats taken between the read of the event and the hold: the database refuses the hold (409), nothing is written', async () => {
+    const e = await newEvent();
+    const vip = e.ticket_types[1]; // 2 seats
+    const orders = await orderCount();
+    // Another buyer's hold of the last 2 seats, not yet committed: the checkout below reads 2 left,
+    // then its hold waits for this one's row lock and meets the CHECK once it commits.
+    const other = new Client({ connectionString: t.databaseUrl });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query('UPDATE ticket_types SET held = held + 2 WHERE id = $1', [vip.id]);
+      const pending = checkout(
+        e.id,
+        checkoutBody([{ ticket_type: vip.id, quantity: 1 }], { type: 'credit', card: CARDS.visa }),
+      );
+      await eventually(async () => {
+        const { rows } = await t.db.query(
+          `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+           WHERE NOT l.granted AND a.datname = current_database()`,
+        );
+        return rows[0].n > 0;
+      });
+      await other.query('COMMIT');
+      const refused = await pending;
+      expect(refused.status).toBe(409);
+      expect(refused.body.code).toBe('sold_out');
+      expect(refused.body.message).toBe('"VIP" is sold out.');
+    } finally {
+      await other.end();
+    }
+    expect((await seats(e.id)).VIP).toEqual({ quantity: 2, sold: 0, held: 2 });
+    expect(await orderCount()).toBe(orders);
   });
 
   it('Idempotency-Key: a retried checkout is answered with the first order and holds nothing twice', async () => {

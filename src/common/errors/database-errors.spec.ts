@@ -1,4 +1,4 @@
-import { isUniqueViolation } from './database-errors';
+import { isCheckViolation, isUniqueViolation } from './database-errors';
 
 describe('isUniqueViolation', () => {
   const unique = { driverError: { code: '23505', constraint: 'sellers_document' } };
@@ -11,5 +11,18 @@ describe('isUniqueViolation', () => {
     expect(isUniqueViolation({ driverError: { code: '23503' } })).toBe(false);
     expect(isUniqueViolation(new Error('x'))).toBe(false);
     expect(isUniqueViolation(null)).toBe(false);
+  });
+});
+
+describe('isCheckViolation', () => {
+  const check = { driverError: { code: '23514', constraint: 'ticket_types_never_oversold' } };
+  it('recognises a check violation, of any constraint or of the one named', () => {
+    expect(isCheckViolation(check)).toBe(true);
+    expect(isCheckViolation(check, 'ticket_types_never_oversold')).toBe(true);
+    expect(isCheckViolation(check, 'ticket_types_held_check')).toBe(false);
+  });
+  it('refuses other failures', () => {
+    expect(isCheckViolation({ driverError: { code: '23505', constraint: 'ticket_types_never_oversold' } })).toBe(false);
+    expect(isCheckViolation(new Error('x'))).toBe(false);
   });
 });

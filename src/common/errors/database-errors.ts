@@ -41,6 +41,15 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
 
 /** A unique constraint refused the row (PostgreSQL 23505); given `constraint`, only that one. */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  return isViolation(error, '23505', constraint);
+}
+
+/** A CHECK constraint refused the row (PostgreSQL 23514); given `constraint`, only that one. */
+export function isCheckViolation(error: unknown, constraint?: string): boolean {
+  return isViolation(error, '23514', constraint);
+}
+
+function isViolation(error: unknown, code: string, constraint: string | undefined): boolean {
   const driverError = (error as { driverError?: { code?: unknown; constraint?: unknown } } | null)?.driverError;
-  return driverError?.code === '23505' && (constraint === undefined || driverError.constraint === constraint);
+  return driverError?.code === code && (constraint === undefined || driverError.constraint === constraint);
 }
