@@ -35,7 +35,7 @@ async function main(): Promise<void> {
           customer: { name: 'Bench Subscriber', email: 'bench@example.com', document: '52998224725' },
         },
         'subscription',
-        card,
+        { cardOnFile: card },
       );
     }
   };

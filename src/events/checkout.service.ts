@@ -6,14 +6,19 @@ import { isUUID } from 'class-validator';
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiError, ConflictError, FieldErrors, NotFoundError, ValidationError } from '../common/errors/api-error';
 import { Cents, formatMoney, MAX_AMOUNT_CENTS } from '../common/money/money';
-import { keepIdempotencyKeyOpen, resumedResource, tieIdempotencyKey } from '../common/idempotency/request-transaction';
+import {
+  heldIdempotencyKey,
+  IdempotencyClaim,
+  keepIdempotencyKeyOpen,
+  resumedResource,
+} from '../common/idempotency/request-transaction';
 import { JobQueue } from '../jobs/job-queue.service';
 import { MailService } from '../mail/mail.service';
 import { normaliseDocument } from '../sellers/document';
 import { SellersService } from '../sellers/sellers.service';
 import type { CreateTransactionDto, TransactionResponseDto } from '../transactions/dto/transaction.dto';
 import { TransactionSettlementListener, TransactionSettlements } from '../transactions/transaction-settlements';
-import { TransactionsService } from '../transactions/transactions.service';
+import { ChargeOptions, TransactionsService } from '../transactions/transactions.service';
 import { recordEvent } from '../webhooks/outbox';
 import type { CheckoutDto, CheckoutOrderDto } from './dto/checkout.dto';
 import type { PublicTicketedEventDto } from './dto/ticketed-event.dto';
@@ -96,8 +101,9 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
 
   /**
    * Holds the seats with the order, charges, and answers the order as its charge left it. The
-   * request's Idempotency-Key is tied to the order in the hold's transaction: a retry after a
-   * crash resumes that order (and its charge) instead of making a second one.
+   * order, its seats and the pending charge are written in one database transaction (see
+   * placeOrder), with the request's Idempotency-Key tied to the order: a retry after a crash
+   * resumes that order (and its charge) instead of making a second one.
    */
   async checkout(eventId: string, input: CheckoutDto): Promise<CheckoutOrderDto> {
     const { event, types } = await this.publishedEvent(eventId);
@@ -112,35 +118,8 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     const short = items.find((item) => seatsLeftOf(types, item.ticketTypeId) < item.quantity);
     if (short) throw notEnoughSeats(short, seatsLeftOf(types, short.ticketTypeId));
 
-    const orderId = await this.placeOrder(event, input, items, amount, charge);
-
-    // 2. The charge. Its settlement moves the order on (onTransactionSettled), whatever the outcome.
-    const placed: PlacedOrder = {
-      orderId,
-      event,
-      items: items.map((item) => ({ ...item, orderId })),
-      settled: null,
-    };
-    const order = { id: orderId, eventId, sellerId: event.sellerId };
-    return this.chargeOrRelease(placed, order, async () => charge, null);
-  }
-
-  /**
-   * 1. The order and its seats, in one database transaction that travels in one go: the order,
-   * its holds (seat rows in lock order) and COMMIT are sent together, so that a hot seat row is
-   * locked only while the database runs them. A hold of more seats than are left fails the
-   * commit (the database's CHECK) and nothing is written; the refusal then tells what is left.
-   * The request's Idempotency-Key is tied to the order in this transaction. Answers the order's id.
-   */
-  private async placeOrder(
-    event: TicketedEventRow,
-    input: CheckoutDto,
-    items: CheckedItem[],
-    amount: Cents,
-    charge: CreateTransactionDto,
-  ): Promise<string> {
     const order: NewOrder = {
-      eventId: event.id,
+      eventId,
       sellerId: event.sellerId,
       amount,
       paymentType: input.payment.type,
@@ -150,27 +129,51 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
       buyerDocument: charge.customer!.document!,
       expiresAt: new Date(Date.now() + HOLD_MINUTES[input.payment.type] * 60_000),
     };
+    const key = heldIdempotencyKey();
     for (let attempt = 1; ; attempt++) {
       const id = randomUUID();
+      const placed: PlacedOrder = {
+        orderId: id,
+        event,
+        items: items.map((item) => ({ ...item, orderId: id })),
+        settled: null,
+      };
       try {
-        await this.dataSource.transaction(async (manager) => {
-          await this.orders.insert(manager, id, order, items);
-          await tieIdempotencyKey(manager, id);
-          for (const item of inLockOrder(items)) await this.events.hold(manager, item.ticketTypeId, item.quantity);
+        // The charge's settlement moves the order on (onTransactionSettled), whatever the outcome.
+        return await this.charge(placed, { id, eventId, sellerId: event.sellerId }, charge, {
+          alongside: (manager) => this.placeOrder(manager, id, order, items, key),
         });
-        return id;
       } catch (error) {
         if (!isOversold(error)) throw error;
         const left = await this.events.seatsLeft(items.map((item) => item.ticketTypeId));
-        const short = inLockOrder(items).find((item) => (left.get(item.ticketTypeId) ?? 0) < item.quantity);
-        if (short) throw notEnoughSeats(short, left.get(short.ticketTypeId) ?? 0);
+        const refused = inLockOrder(items).find((item) => (left.get(item.ticketTypeId) ?? 0) < item.quantity);
+        if (refused) throw notEnoughSeats(refused, left.get(refused.ticketTypeId) ?? 0);
         // Seats came back between the refusal and the count (another order released them): the
-        // hold is tried again, a few times; after that the buyer is told to try again.
+        // order is placed again, a few times; after that the buyer is told to try again.
         if (attempt === HOLD_ATTEMPTS) {
           throw new ConflictError('not_enough_tickets', 'The seats asked for were taken meanwhile; try again.');
         }
       }
     }
+  }
+
+  /**
+   * The order and its seats, written in the database transaction that stores its pending charge
+   * (before the processor hears of it). The holds go last: with the order and the charge they
+   * travel in one write with COMMIT, so that a hot seat row is locked only while the database
+   * runs them. A hold of more seats than are left fails the commit (the database's CHECK) and
+   * nothing is written, no charge either.
+   */
+  private async placeOrder(
+    manager: EntityManager,
+    id: string,
+    order: NewOrder,
+    items: CheckedItem[],
+    key: IdempotencyClaim | undefined,
+  ): Promise<void> {
+    await this.orders.insert(manager, id, order, items);
+    await key?.tie(manager, id);
+    for (const item of inLockOrder(items)) await this.events.hold(manager, item.ticketTypeId, item.quantity);
   }
 
   /**
@@ -186,28 +189,13 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
       return toCheckoutOrderView(full);
     }
     const placed = { orderId, event, items, settled: null };
-    return this.chargeOrRelease(
-      placed,
-      order,
-      () => this.checkPayment(event, input, order.amount),
-      await this.chargeOf(order),
-    );
-  }
-
-  /**
-   * Charges the order (or resumes its charge). Refused before any charge existed (a 4xx: a seller
-   * without a rate plan, a payment type the event no longer takes on a retry): the seats go back.
-   * Anything else leaves the order pending for the expiry job, which finds its charge if any.
-   */
-  private async chargeOrRelease(
-    placed: PlacedOrder,
-    order: OrderRef,
-    charge: () => Promise<CreateTransactionDto>,
-    resumeOf: string | null,
-  ): Promise<CheckoutOrderDto> {
+    const resumeOf = await this.chargeOf(order);
     try {
-      return await this.charge(placed, order, await charge(), resumeOf);
+      return await this.charge(placed, order, await this.checkPayment(event, input, order.amount), { resumeOf });
     } catch (error) {
+      // Refused before any charge existed (a 4xx: the event no longer takes this payment type, the
+      // seller has no rate plan): the seats go back. Anything else leaves the order pending for the
+      // expiry job, which finds its charge if any.
       if (resumeOf === null && error instanceof ApiError && error.status < 500) {
         await this.dataSource.transaction((manager) => this.release(manager, order, 'canceled', error.code));
       }
@@ -216,7 +204,8 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
   }
 
   /**
-   * Charges the order (or resumes its charge `resumeOf`) and answers the order as the charge's
+   * Charges the order (see ChargeOptions: resumes an earlier charge, or writes the order with a
+   * new one) and answers the order as the charge's
    * settlement left it, as that settlement wrote it: no second read. A card charge whose outcome
    * the processor did not tell keeps the request's Idempotency-Key open, so that a retry resumes it.
    */
@@ -224,16 +213,10 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     placed: PlacedOrder,
     order: OrderRef,
     charge: CreateTransactionDto,
-    resumeOf: string | null,
+    options: ChargeOptions,
   ): Promise<CheckoutOrderDto> {
     const tx = await this.placing.run(placed, () =>
-      this.transactions.create(
-        order.sellerId,
-        { ...charge, reference: order.id },
-        'event_checkout',
-        undefined,
-        resumeOf,
-      ),
+      this.transactions.create(order.sellerId, { ...charge, reference: order.id }, 'event_checkout', options),
     );
     // Pending without payment instructions: the processor's outcome is unknown (a card still being
     // decided, or a pix/boleto it failed to issue). The key stays open so a retry resumes the charge.

@@ -189,7 +189,7 @@ describe('subscription charges and the processor', () => {
         sellerId,
         { amount: '49.90', payment_type: 'credit', reference: randomUUID() },
         'subscription',
-        onFile,
+        { cardOnFile: onFile },
       );
       expect(orphan.status).toBe('pending');
       await transactions.reconcileInterrupted(0);

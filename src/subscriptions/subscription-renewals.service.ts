@@ -170,7 +170,7 @@ export class SubscriptionRenewals implements OnModuleInit {
           customer: { name: subscription.name, email: subscription.email, document: subscription.document },
         },
         'subscription',
-        subscription.card ?? undefined,
+        { cardOnFile: subscription.card ?? undefined },
       );
       if (tx.status === 'approved') summary.charged++;
       else if (tx.status === 'declined') summary.declined++;

@@ -215,8 +215,7 @@ export class SubscriptionsService {
           customer: { name: subscription.name, email: subscription.email, document },
         },
         'subscription',
-        card ?? undefined,
-        earlier?.id ?? null,
+        { cardOnFile: card ?? undefined, resumeOf: earlier?.id ?? null },
       ),
     );
     if (!signup.created && tx.status === 'pending' && !tx.pix) {

@@ -3,6 +3,7 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, IsNull, Repository } from 'typeorm';
 import type { Cents } from '../common/money/money';
 import { applyKeyset, PageRequest } from '../common/pagination/pagination';
+import { deferStatement } from '../database/pipelined-client';
 import { RowMapper } from '../database/row-mapper';
 import type { EntryMode, PaymentType } from '../split/table';
 import { SplitRule } from './entities/split-rule.entity';
@@ -36,15 +37,17 @@ export class TransactionsRepository {
     this.ruleRows = new RowMapper(rules.metadata);
   }
 
-  /** Inserts the transaction (the database's defaults for what `data` leaves out) and answers it, in one round trip. */
-  async insert(manager: EntityManager, data: Partial<Transaction>): Promise<Transaction> {
+  /**
+   * Writes a new transaction (id made by the caller; the database's defaults for what `data` leaves
+   * out) in the caller's database transaction, sent with the commit (deferred).
+   */
+  async insert(manager: EntityManager, data: Partial<Transaction> & { id: string }): Promise<void> {
     const insertion = this.transactionRows.insertion(data);
-    const rows: Array<Record<string, unknown>> = await manager.query(
-      `INSERT INTO transactions AS t (${insertion.columns}) VALUES (${insertion.placeholders})
-       RETURNING ${this.transactionRows.select('t')}`,
+    await deferStatement(
+      manager,
+      `INSERT INTO transactions (${insertion.columns}) VALUES (${insertion.placeholders})`,
       insertion.values,
     );
-    return this.transactionRows.map(rows[0]);
   }
 
   /** The seller's transaction with its active split rules (oldest first), in one query. */

@@ -241,7 +241,7 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
     };
     const onFile = await service.tokenizeCard(CARDS.visa);
     const byToken = { amount: '49.90', payment_type: 'credit' as const, description: 'renewal' };
-    const charged = await service.create(sellerId, byToken, 'subscription', onFile);
+    const charged = await service.create(sellerId, byToken, 'subscription', { cardOnFile: onFile });
     expect(charged).toMatchObject({
       status: 'approved',
       card_brand: 'Visa',
@@ -253,7 +253,7 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
     expect(requests[0].card).toBeUndefined();
 
     const refused = (input: CreateTransactionDto) =>
-      service.create(sellerId, input, 'subscription', onFile).then(
+      service.create(sellerId, input, 'subscription', { cardOnFile: onFile }).then(
         () => undefined,
         (error: { status: number; errors: unknown }) => ({ status: error.status, errors: error.errors }),
       );

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -8,7 +9,6 @@ import {
   keepIdempotencyKeyOpen,
   outsideIdempotencyKey,
   requestTransaction,
-  holdsIdempotencyKey,
   resumedResource,
   tieIdempotencyKey,
 } from '../common/idempotency/request-transaction';
@@ -48,6 +48,19 @@ import { SettlementRefused, TransactionSettlements } from './transaction-settlem
 import { TransactionFilters, TransactionsRepository } from './transactions.repository';
 
 export type TransactionSource = 'api' | 'event_checkout' | 'subscription' | 'seed';
+
+/** How a charge made on behalf of another change (a checkout, a subscription) is made. */
+export interface ChargeOptions {
+  /** A token from tokenizeCard: pays a credit or debit charge instead of `input.card` (subscriptions). */
+  cardOnFile?: CardToken;
+  /** The charge an earlier attempt of the change began, resumed instead of a new one. */
+  resumeOf?: string | null;
+  /**
+   * Writes the caller's own records in the database transaction that stores the pending charge,
+   * before the processor hears of it: both exist, or neither (its failure fails the charge).
+   */
+  alongside?: (manager: EntityManager, transactionId: string) => Promise<void>;
+}
 
 /** Tells the processor about a void; queued with the void, retried until the processor answers. */
 export const PROCESSOR_VOID_JOB = 'transactions.processor-void';
@@ -94,21 +107,17 @@ export class TransactionsService implements OnModuleInit {
   /**
    * Charges a payment. Only a charge the API was asked for (`source` 'api') answers the request's
    * Idempotency-Key; one made on behalf of another change (a checkout, a subscription) keeps
-   * apart from it, so that it never records its answer as that request's answer. `cardOnFile` (a
-   * token from tokenizeCard) pays a credit or debit charge instead of `input.card` (subscriptions).
-   * A change made on behalf of another resumes its own interrupted charge by passing `resumeOf`
-   * (the charge it began earlier).
+   * apart from it, so that it never records its answer as that request's answer (see ChargeOptions).
    */
   create(
     sellerId: string,
     input: CreateTransactionDto,
     source: TransactionSource = 'api',
-    cardOnFile?: CardToken,
-    resumeOf: string | null = null,
+    options: ChargeOptions = {},
   ): Promise<TransactionResponseDto> {
     return source === 'api'
-      ? this.createCharge(sellerId, input, source, cardOnFile, resumedResource())
-      : outsideIdempotencyKey(() => this.createCharge(sellerId, input, source, cardOnFile, resumeOf));
+      ? this.createCharge(sellerId, input, source, options, resumedResource())
+      : outsideIdempotencyKey(() => this.createCharge(sellerId, input, source, options, options.resumeOf ?? null));
   }
 
   /** `resumed`: the pending transaction of an interrupted earlier attempt of this charge, resumed instead of a new one. */
@@ -116,7 +125,7 @@ export class TransactionsService implements OnModuleInit {
     sellerId: string,
     input: CreateTransactionDto,
     source: TransactionSource,
-    cardOnFile: CardToken | undefined,
+    { cardOnFile, alongside }: ChargeOptions,
     resumed: string | null,
   ): Promise<TransactionResponseDto> {
     const payment = await this.checkPayment(input, cardOnFile);
@@ -150,7 +159,8 @@ export class TransactionsService implements OnModuleInit {
 
     // 1. The transaction is stored first, as pending, so that no charge can exist without it. The
     // request's Idempotency-Key is tied to it: a retry after a crash resumes it (see resume).
-    const record: Partial<Transaction> = {
+    const record: Partial<Transaction> & { id: string } = {
+      id: randomUUID(),
       sellerId,
       amount: payment.amount,
       currency: 'BRL',
@@ -175,15 +185,12 @@ export class TransactionsService implements OnModuleInit {
       sellerNet: resolution.sellerNet,
       processor: this.processor.name,
     };
-    // Without an Idempotency-Key to tie, the insert is a statement of its own (one round trip).
-    const pending = holdsIdempotencyKey()
-      ? await this.dataSource.transaction(async (manager) => {
-          const tx = await this.transactions.insert(manager, record);
-          await tieIdempotencyKey(manager, tx.id);
-          return tx;
-        })
-      : await this.transactions.insert(this.dataSource.manager, record);
-    return this.charge(pending, payment, input);
+    await this.dataSource.transaction(async (manager) => {
+      await this.transactions.insert(manager, record);
+      await alongside?.(manager, record.id);
+      await tieIdempotencyKey(manager, record.id);
+    });
+    return this.charge(record.id, payment, input);
   }
 
   /**
@@ -193,14 +200,14 @@ export class TransactionsService implements OnModuleInit {
    * Idempotency-Key, asks the processor what became of it. Never recorded declined on a guess.
    */
   private async charge(
-    pending: Transaction,
+    id: string,
     payment: CheckedPayment,
     input: CreateTransactionDto,
   ): Promise<TransactionResponseDto> {
     let charge: ChargeResult;
     try {
       charge = await this.processor.charge({
-        transactionId: pending.id,
+        transactionId: id,
         amount: payment.amount,
         paymentType: input.payment_type,
         installments: payment.installments,
@@ -210,10 +217,10 @@ export class TransactionsService implements OnModuleInit {
         customer: input.customer ?? null,
       });
     } catch (error) {
-      this.logger.error({ err: error, transaction: pending.id }, 'The payment processor failed; outcome unknown');
-      return this.unresolved(pending.id);
+      this.logger.error({ err: error, transaction: id }, 'The payment processor failed; outcome unknown');
+      return this.unresolved(id);
     }
-    return this.settle(pending.id, charge);
+    return this.settle(id, charge);
   }
 
   /**
@@ -237,7 +244,7 @@ export class TransactionsService implements OnModuleInit {
       this.logger.error({ err: error, transaction: id }, 'The payment processor did not say what became of a charge');
       return this.unresolved(id);
     }
-    return known ? this.settle(id, known) : this.charge(tx, payment, input);
+    return known ? this.settle(id, known) : this.charge(id, payment, input);
   }
 
   /** The answer to a charge whose outcome is unknown: the pending transaction; the key stays open. */

@@ -458,10 +458,13 @@ describe('ticketed events and checkout', () => {
     });
   });
 
-  it('seats taken between the read of the event and the hold: the database refuses the hold (409), nothing is written', async () => {
+  it('seats taken between the read of the event and the hold: the database refuses the hold (409), no order or charge is written', async () => {
     const e = await newEvent();
     const vip = e.ticket_types[1]; // 2 seats
     const orders = await orderCount();
+    const charges = async () =>
+      Number((await t.db.query(`SELECT count(*) FROM transactions WHERE source = 'event_checkout'`)).rows[0].count);
+    const chargesBefore = await charges();
     // Another buyer's hold of the last 2 seats, not yet committed: the checkout below reads 2 left,
     // then its hold waits for this one's row lock and meets the CHECK once it commits.
     const other = new Client({ connectionString: t.databaseUrl });
@@ -490,6 +493,7 @@ describe('ticketed events and checkout', () => {
     }
     expect((await seats(e.id)).VIP).toEqual({ quantity: 2, sold: 0, held: 2 });
     expect(await orderCount()).toBe(orders);
+    expect(await charges()).toBe(chargesBefore); // the pending charge was in the refused transaction
   });
 
   it('Idempotency-Key: a retried checkout is answered with the first order and holds nothing twice', async () => {

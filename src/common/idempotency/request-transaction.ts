@@ -34,11 +34,6 @@ function currentClaim(): IdempotencyClaim | undefined {
   return request ? claims.get(request) : undefined;
 }
 
-/** Whether the current request holds an Idempotency-Key that a record it writes must be tied to. */
-export function holdsIdempotencyKey(): boolean {
-  return currentClaim() !== undefined;
-}
-
 export function claimLapsed(): ConflictError {
   return new ConflictError(
     'idempotency_key_in_use',
