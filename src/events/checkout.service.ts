@@ -47,9 +47,9 @@ const EXPIRY_BATCH = 200;
 const HOLD_ATTEMPTS = 3;
 
 /**
- * The public checkout of a ticketed event. Seats are held with the order in one database
- * transaction (a conditional UPDATE that cannot oversell); the payment goes through the
- * transactions service; the order then follows its transaction — paid (tickets issued and
+ * The public checkout of a ticketed event. Seats are held with the order and its pending charge
+ * in one database transaction (an UPDATE that the database's CHECK refuses past the quantity,
+ * so nothing can oversell); the payment goes through the transactions service; the order then follows its transaction — paid (tickets issued and
  * e-mailed), declined, or released when unpaid at `expires_at` — in the database
  * transaction that changes the transaction's status.
  */
@@ -205,8 +205,8 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
 
   /**
    * Charges the order (see ChargeOptions: resumes an earlier charge, or writes the order with a
-   * new one) and answers the order as the charge's
-   * settlement left it, as that settlement wrote it: no second read. A card charge whose outcome
+   * new one) and answers the order as the charge's settlement left it, as that settlement wrote
+   * it: no second read. A card charge whose outcome
    * the processor did not tell keeps the request's Idempotency-Key open, so that a retry resumes it.
    */
   private async charge(
@@ -268,7 +268,7 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
   /**
    * Releases the seats of pending orders unpaid at `now`. An order with a charge has the
    * charge voided (the settlement then releases the order, in the void's transaction); an
-   * order left without a charge (the process died between hold and charge) is released here.
+   * order left without a charge (placed by a build that wrote the two apart) is released here.
    * Answers how many orders it expired.
    */
   async expireDue(now: Date): Promise<number> {
@@ -337,6 +337,7 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     const full = { order, items, tickets };
     await this.mail.queue(manager, ticketsMail(event, full));
     await recordEvent(manager, 'checkout.completed', order.sellerId, toEventOrderView(full));
+    // Last, so the hot seat row stays locked as briefly as possible before the commit.
     for (const item of inLockOrder(items)) {
       await this.events.moveSeats(manager, item.ticketTypeId, item.quantity, 'sell');
     }

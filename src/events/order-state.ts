@@ -1,8 +1,8 @@
 /**
  * The seat counters of a ticket type and the life of an order, as plain functions. The
- * database applies the same moves with conditional UPDATEs (see EventOrdersRepository); these
- * functions are the model the property test explores, and `settlementAction` is what the
- * checkout service does when an order's transaction changes.
+ * database applies the same moves under the CHECK `sold + held <= quantity` (see the
+ * repositories); these functions are the model the property test explores, and
+ * `settlementAction` is what the checkout service does when an order's transaction changes.
  */
 export interface Seats {
   quantity: number;
@@ -20,7 +20,7 @@ export function available(seats: Seats): number {
   return seats.quantity - seats.sold - seats.held;
 }
 
-/** Holds `n` seats, or null when fewer are left (`UPDATE … WHERE sold + held + n <= quantity`). */
+/** Holds `n` seats, or null when fewer are left (the database's CHECK refuses the UPDATE). */
 export function hold(seats: Seats, n: number): Seats | null {
   return seats.sold + seats.held + n <= seats.quantity ? { ...seats, held: seats.held + n } : null;
 }

@@ -74,8 +74,8 @@ const EVENT_FIELDS: Record<keyof EventChanges, string> = {
 };
 
 /**
- * The SQL of ticketed events and their ticket types, including the seat counters. Seats only
- * move through conditional UPDATEs; the CHECK `sold + held <= quantity` backs them up.
+ * The SQL of ticketed events and their ticket types, including the seat counters. The CHECK
+ * `sold + held <= quantity` guards every move of seats: a hold past the quantity fails.
  */
 @Injectable()
 export class TicketedEventsRepository {

@@ -305,4 +305,35 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
     expect(claim.answer).toHaveBeenCalledWith(expect.anything(), asked);
     expect(claim.answered).toBe(true);
   });
+
+  it("writes the caller's records alongside the pending charge: a failure of theirs leaves no charge, and the processor never hears of it", async () => {
+    let asked = 0;
+    processor.behaviour = async (request) => {
+      asked++;
+      return processor.take(request);
+    };
+    const description = expect.getState().currentTestName!.slice(0, 200);
+    const refused = service.create(sellerId, { ...card, description }, 'event_checkout', {
+      alongside: async (manager, transactionId) => {
+        await manager.query('SELECT $1::uuid', [transactionId]);
+        await manager.query('SELECT 1/0');
+      },
+    });
+    await expect(refused).rejects.toThrow('division by zero');
+    expect(asked).toBe(0);
+    const { rows } = await t.db.query('SELECT count(*)::int AS n FROM transactions WHERE description = $1', [
+      description,
+    ]);
+    expect(rows[0].n).toBe(0);
+
+    let written: string | null = null;
+    const charged = await service.create(sellerId, { ...card, description }, 'event_checkout', {
+      alongside: async (_manager, transactionId) => {
+        written = transactionId;
+      },
+    });
+    expect(written).toBe(charged.id);
+    expect(charged.status).toBe('approved');
+    expect(asked).toBe(1);
+  });
 });
