@@ -86,7 +86,9 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
   /**
    * Queues a job. With `manager`, the job is written in that database transaction: it exists if
    * and only if the transaction commits. Its insert is then sent with the commit (deferred, with
-   * the job's id made here), unless a singleton option makes that insert's outcome conditional.
+   * the job's id made here), unless a singleton option may skip that insert: then it is waited
+   * for, and null answers a job not queued. (Queues are created with the standard policy, which
+   * skips nothing: JobDefinition's QueueOptions has no policy.)
    */
   async send<T extends object>(
     name: string,
