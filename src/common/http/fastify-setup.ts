@@ -60,7 +60,7 @@ export function createFastifyAdapter(options: {
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // A route with parameters may be shadowed by a more specific path that does not serve this method.
-    if (!request.is404 && !request.routeOptions.url?.includes(':')) return;
+    if (!request.is404 && !routes.mayBeShadowed(request.routeOptions.url ?? '')) return;
     // No route for this method: 405 when the path serves others, else 404; before any authentication.
     const allowed = routes.allowedMethods(request.url);
     if (!request.is404 && allowed.includes(request.method)) return;
@@ -172,7 +172,11 @@ function parseJson(_request: FastifyRequest, body: string | Buffer, done: (err: 
  */
 function recordRoutes(fastify: FastifyInstance) {
   const router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
+  const templates = new Set<string>();
+  const shadowed = new Map<string, boolean>();
   fastify.addHook('onRoute', (route) => {
+    templates.add(route.url);
+    shadowed.clear();
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const literalSegments = route.url.split('/').filter((s) => s && !s.startsWith(':') && !s.startsWith('*')).length;
     for (const method of methods) {
@@ -185,6 +189,19 @@ function recordRoutes(fastify: FastifyInstance) {
     }
   });
   return {
+    /**
+     * Whether a path matched by `template` may belong to another template as well (one with
+     * parameters where this one has literals, or the other way round): only then must the
+     * methods of the path be looked up. Answered once per template.
+     */
+    mayBeShadowed(template: string): boolean {
+      let answer = shadowed.get(template);
+      if (answer === undefined) {
+        answer = [...templates].some((other) => other !== template && templatesOverlap(template, other));
+        shadowed.set(template, answer);
+      }
+      return answer;
+    },
     /** The methods the path's most specific template serves (none: an unknown path). */
     allowedMethods(url: string): string[] {
       const path = pathOf(url);
@@ -196,4 +213,12 @@ function recordRoutes(fastify: FastifyInstance) {
       return found.filter((f) => f.literalSegments === best).map((f) => f.method);
     },
   };
+}
+
+/** Whether some path matches both route templates (a wildcard is taken to match anything). */
+export function templatesOverlap(a: string, b: string): boolean {
+  if (a.includes('*') || b.includes('*')) return true;
+  const [x, y] = [a, b].map((t) => t.split('/').filter(Boolean));
+  const variable = (segment: string) => segment.includes(':');
+  return x.length === y.length && x.every((segment, i) => segment === y[i] || variable(segment) || variable(y[i]));
 }
