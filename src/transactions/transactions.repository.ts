@@ -64,6 +64,11 @@ export class TransactionsRepository {
         ORDER BY r.seq`,
       [sellerId, id],
     );
+    return this.withRules(rows);
+  }
+
+  /** A transaction with its rules from rows of both (rule columns prefixed `r__`, none when it has no rule). */
+  private withRules(rows: Array<Record<string, unknown>>): { transaction: Transaction; rules: SplitRule[] } | null {
     if (rows.length === 0) return null;
     return {
       transaction: this.transactionRows.map(rows[0]),
@@ -97,8 +102,23 @@ export class TransactionsRepository {
    * Records a processor's answer on a transaction still waiting for one (pending, no processor
    * reference), under its row lock, in one round trip; null when it is settled already.
    */
-  settleUnanswered(manager: EntityManager, id: string, changes: Partial<Transaction>): Promise<Transaction | null> {
-    return this.updateWhere(manager, id, changes, `t.status = 'pending' AND t.processor_reference IS NULL`);
+  async settleUnanswered(
+    manager: EntityManager,
+    id: string,
+    changes: Partial<Transaction>,
+  ): Promise<{ transaction: Transaction; rules: SplitRule[] } | null> {
+    const set = this.transactionRows.assignments(changes, 1);
+    // With the transaction's active split rules (its view needs them), in the same statement.
+    const rows: Array<Record<string, unknown>> = await manager.query(
+      `WITH t AS (
+         UPDATE transactions t SET ${set.sql}
+          WHERE t.id = $1 AND t.status = 'pending' AND t.processor_reference IS NULL RETURNING t.*)
+       SELECT ${this.transactionRows.select('t')}, ${this.ruleRows.select('r', 'r__')}
+         FROM t LEFT JOIN transaction_split_rules r ON r.transaction_id = t.id AND r.deleted_at IS NULL
+        ORDER BY r.seq`,
+      [id, ...set.values],
+    );
+    return this.withRules(rows);
   }
 
   private async updateWhere(

@@ -270,21 +270,18 @@ export class TransactionsService implements OnModuleInit {
   private record(id: string, charge: ChargeStatus | null): Promise<TransactionResponseDto> {
     return requestTransaction(this.dataSource, async (manager) => {
       if (charge !== null && charge.status !== 'voided') {
-        // The usual case, a first answer: written under the row lock with the rules of its view
-        // read alongside (one round trip on the pipelined connection).
-        const [tx, rules] = await Promise.all([
-          this.transactions.settleUnanswered(manager, id, {
-            status: charge.status,
-            processorReference: charge.reference,
-            declineReason: charge.status === 'declined' ? charge.declineReason : null,
-            pix: charge.status === 'pending' ? (charge.pix ?? null) : null,
-            boleto: charge.status === 'pending' ? (charge.boleto ?? null) : null,
-            approvedAt: charge.status === 'approved' ? new Date() : null,
-          }),
-          this.transactions.activeRules([id], manager),
-        ]);
-        if (tx) {
-          const view = TransactionResponseDto.of(tx, rules.get(id) ?? []);
+        // The usual case, a first answer: written under the row lock, answered with the rules of its view.
+        const answered = await this.transactions.settleUnanswered(manager, id, {
+          status: charge.status,
+          processorReference: charge.reference,
+          declineReason: charge.status === 'declined' ? charge.declineReason : null,
+          pix: charge.status === 'pending' ? (charge.pix ?? null) : null,
+          boleto: charge.status === 'pending' ? (charge.boleto ?? null) : null,
+          approvedAt: charge.status === 'approved' ? new Date() : null,
+        });
+        if (answered) {
+          const tx = answered.transaction;
+          const view = TransactionResponseDto.of(tx, answered.rules);
           await this.settlements.notify(manager, view, 'pending');
           const types: EventType[] = ['transaction.created'];
           if (charge.status === 'approved') types.push('transaction.approved');

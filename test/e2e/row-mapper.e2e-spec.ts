@@ -91,6 +91,47 @@ describe('RowMapper: raw reads equal TypeORM hydration', () => {
     expect(after.updatedAt.getTime()).toBeGreaterThanOrEqual(before.updatedAt.getTime());
   });
 
+  it("a pending charge's first answer: written only while unanswered, with the rules of its view", async () => {
+    const base = `/unified/accounts/sellers/${s.sellerId}/transactions`;
+    const created = await t.http.post(
+      base,
+      { amount: '10.00', payment_type: 'credit', card: CARDS.visa },
+      { token: superuser.access },
+    );
+    const id = created.body.id;
+    const rule = await t.http.post(
+      `${base}/${id}/split`,
+      { recipient: s.master, amount: '1.00', amount_type: 'fixed' },
+      { token: superuser.access },
+    );
+    expect(rule.status).toBe(201);
+    const dataSource = t.app.get(DataSource);
+    // Back to a pending charge the processor has not answered (as between the two steps of a charge).
+    await dataSource.query(
+      `UPDATE transactions SET status = 'pending', processor_reference = NULL, approved_at = NULL WHERE id = $1`,
+      [id],
+    );
+    const settle = () =>
+      dataSource.transaction((manager) =>
+        t.app.get(TransactionsRepository).settleUnanswered(manager, id, {
+          status: 'approved',
+          processorReference: 'sbx_again',
+          approvedAt: new Date('2030-01-02T03:04:05.678Z'),
+        }),
+      );
+    const answered = await settle();
+    expect({ ...answered!.transaction }).toStrictEqual({
+      ...(await dataSource.getRepository(Transaction).findOneByOrFail({ id })),
+    });
+    expect(answered!.transaction).toMatchObject({ status: 'approved', processorReference: 'sbx_again' });
+    expect(answered!.rules.map((r) => ({ ...r }))).toStrictEqual(
+      (await dataSource.getRepository(SplitRule).findBy({ transactionId: id })).map((r) => ({ ...r })),
+    );
+    expect(answered!.rules.map((r) => r.id)).toEqual([rule.body.id]);
+    // Answered already: nothing changes.
+    expect(await settle()).toBeNull();
+  });
+
   it('a seller and a rate plan', async () => {
     const dataSource = t.app.get(DataSource);
     const seller = await t.app.get(SellersRepository).findSeller(s.sellerId);
