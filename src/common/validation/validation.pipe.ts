@@ -1,15 +1,24 @@
-import { ValidationError as ClassValidatorError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError as ClassValidatorError, ValidationPipe } from '@nestjs/common';
 import { plainToInstance, type ClassConstructor } from 'class-transformer';
 import { validate } from 'class-validator';
 import { FieldErrors, ValidationError } from '../errors/api-error';
 import { FIELD_RULE_CONTEXT, ruleFindings } from './field-rule';
 
 /**
+ * Objects that passed validation, with the DTO class they passed as and the instance validation
+ * made of them: an object the request pipe or `assertValid` already checked is not checked again
+ * when a service it is handed to asserts the same class (a charge's body is checked by the pipe,
+ * then by the transactions service that every other area calls too). Validated DTOs are not
+ * changed afterwards, so the answer still holds.
+ */
+const checked = new WeakMap<object, { type: ClassConstructor<object>; instance: object }>();
+
+/**
  * The global validation pipe: DTOs with class-validator, unknown fields refused, and every
  * problem reported in `errors` under its field path (`customer.email`, `items.0.quantity`).
  */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new RememberingValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
@@ -19,14 +28,29 @@ export function createValidationPipe(): ValidationPipe {
   });
 }
 
+/** Nest's validation pipe, remembering the DTOs it validated (see `checked`). */
+class RememberingValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const result: unknown = await super.transform(value, metadata);
+    if (metadata.metatype && this.toValidate(metadata) && result instanceof metadata.metatype) {
+      checked.set(result, { type: metadata.metatype as ClassConstructor<object>, instance: result });
+    }
+    return result;
+  }
+}
+
 /**
  * Validates an object built in code (not by the request pipe) with its DTO's declared rules:
  * a service other areas call applies the same rules, with the same paths, as its route.
  */
 export async function assertValid<T extends object>(type: ClassConstructor<T>, input: T): Promise<T> {
+  const known = checked.get(input);
+  if (known?.type === type) return known.instance as T;
   const instance = input instanceof type ? input : plainToInstance(type, input);
   const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: true });
   if (errors.length > 0) throw new ValidationError(flatten(errors));
+  checked.set(input, { type, instance });
+  checked.set(instance, { type, instance });
   return instance;
 }
 

@@ -1,0 +1,54 @@
+import * as classValidator from 'class-validator';
+import { IsInt, IsString, Min } from 'class-validator';
+import { ValidationError } from '../errors/api-error';
+import { assertValid, createValidationPipe } from './validation.pipe';
+
+class Seat {
+  @IsString()
+  row: string;
+
+  @IsInt()
+  @Min(1)
+  number: number;
+}
+
+class OtherSeat {
+  @IsString()
+  row: string;
+}
+
+describe('validation: an object is checked once per DTO class', () => {
+  const validate = jest.spyOn(classValidator, 'validate');
+  beforeEach(() => validate.mockClear());
+
+  it('assertValid does not check again an object it passed, and answers the same instance', async () => {
+    const input = { row: 'A', number: 3 };
+    const first = await assertValid(Seat, input);
+    expect(first).toBeInstanceOf(Seat);
+    expect(await assertValid(Seat, input)).toBe(first);
+    expect(await assertValid(Seat, first)).toBe(first);
+    expect(validate).toHaveBeenCalledTimes(1);
+    // Another class, or another object with the same fields, is checked.
+    await expect(assertValid(OtherSeat, input as OtherSeat)).rejects.toBeInstanceOf(ValidationError);
+    await assertValid(Seat, { row: 'A', number: 3 });
+    expect(validate).toHaveBeenCalledTimes(3);
+  });
+
+  it('an object that failed is checked again, and fails again', async () => {
+    const input = { row: 'A', number: 0 };
+    await expect(assertValid(Seat, input)).rejects.toBeInstanceOf(ValidationError);
+    await expect(assertValid(Seat, input)).rejects.toMatchObject({ errors: { number: ['must not be less than 1'] } });
+    expect(validate).toHaveBeenCalledTimes(2);
+  });
+
+  it("the request pipe's DTOs pass assertValid without a second check", async () => {
+    const pipe = createValidationPipe();
+    const body = (await pipe.transform({ row: 'B', number: 7 }, { type: 'body', metatype: Seat })) as Seat;
+    expect(validate).toHaveBeenCalledTimes(1);
+    expect(await assertValid(Seat, body)).toBe(body);
+    expect(validate).toHaveBeenCalledTimes(1);
+    // A value the pipe did not validate (no DTO class) is not taken as checked.
+    const plain = (await pipe.transform({ row: 'C', number: 0 }, { type: 'body', metatype: Object })) as Seat;
+    await expect(assertValid(Seat, plain)).rejects.toBeInstanceOf(ValidationError);
+  });
+});
