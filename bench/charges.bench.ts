@@ -21,8 +21,8 @@ export async function chargesBenchmark(): Promise<void> {
     const bare = await startServer('dist/bench/minimal-charge-server.js', env);
     try {
       const rates = await serviceAgainstBare((base, seconds) => charges(base + path, token, seconds), {
-        service: api.url,
-        bare: bare.url,
+        service: api,
+        bare,
       });
       printServiceAgainstBare('Card charges (sandbox), 32 connections', 'bare Fastify + pg, same rows', rates, 0.6);
     } finally {

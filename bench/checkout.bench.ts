@@ -2,6 +2,7 @@ import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { SAMPLE_RATE_PLANS_FILE } from '../src/config/paths';
+import { cpuMeter, CpuPerRequest, medianCpu, printCpu } from './cpu';
 import { median } from './measure';
 import { BENCH_JWT_SECRET, benchDatabase, startServer } from './support';
 
@@ -41,11 +42,19 @@ export async function checkoutBenchmark(): Promise<void> {
     const auth = { authorization: `Bearer ${token}` };
 
     const rates: Record<'checkout' | 'charge', number[]> = { checkout: [], charge: [] };
+    const cpu: Record<'checkout' | 'charge', Array<CpuPerRequest | null>> = { checkout: [], charge: [] };
     await load(checkoutUrl, checkoutBody, {}, 2);
     await load(chargeUrl, chargeBody, auth, 2);
     for (let round = 0; round < 3; round++) {
-      rates.checkout.push((await load(checkoutUrl, checkoutBody, {}, 5)).rate);
-      rates.charge.push((await load(chargeUrl, chargeBody, auth, 5)).rate);
+      for (const [side, url, body, headers] of [
+        ['checkout', checkoutUrl, checkoutBody, {}],
+        ['charge', chargeUrl, chargeBody, auth],
+      ] as const) {
+        const meter = cpuMeter(api.pid);
+        const { rate, requests } = await load(url, body, headers, 5);
+        rates[side].push(rate);
+        cpu[side].push(meter.perRequest(requests));
+      }
     }
     const checkout = median(rates.checkout);
     const charge = median(rates.charge);
@@ -55,6 +64,13 @@ export async function checkoutBenchmark(): Promise<void> {
     );
     console.log(`  POST …/transactions/ alone                        ${Math.round(charge).toString().padStart(8)}/s`);
     console.log(`  ratio checkout / charge: ${(checkout / charge).toFixed(2)}   (target >= 0.7)`);
+    printCpu(
+      [
+        ['checkout', medianCpu(cpu.checkout)],
+        ['charge', medianCpu(cpu.charge)],
+      ],
+      20,
+    );
 
     // Oversell: 200 seats, buyers of 1–3 seats at full speed for 5 s.
     const scarce = await createEvent(api.url, token, sellerId, 200);

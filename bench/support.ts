@@ -7,6 +7,7 @@ import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { runMigrations } from '../src/database/migrate';
 import { findFreePort } from '../src/common/net/free-port';
 import { PROJECT_ROOT } from '../src/config/paths';
+import { cpuMeter, CpuPerRequest, medianCpu, printCpu } from './cpu';
 import { median, printRatio } from './measure';
 
 export const BENCH_JWT_SECRET = 'bench-secret-that-is-long-enough-0123456789';
@@ -22,37 +23,63 @@ export function serverEnv(databaseUrl: string): Record<string, string> {
   };
 }
 
+/** A server a benchmark started: where it listens, and its process id (to count its CPU). */
+export interface BenchServer {
+  url: string;
+  pid?: number;
+}
+
+export interface ServiceAgainstBare {
+  service: number;
+  bare: number;
+  cpu: { service: CpuPerRequest | null; bare: CpuPerRequest | null };
+}
+
 /**
  * The service against its bare yardstick: a short warm-up of each, then interleaved rounds of
- * five seconds (service, bare, service, …); the median rate of each.
+ * five seconds (service, bare, service, …); the median rate of each, and the median CPU each
+ * request cost its server and PostgreSQL.
  */
 export async function serviceAgainstBare(
   load: (base: string, seconds: number) => Promise<number>,
-  bases: { service: string; bare: string },
+  servers: { service: BenchServer; bare: BenchServer },
   rounds = 3,
-): Promise<{ service: number; bare: number }> {
+): Promise<ServiceAgainstBare> {
   const rates = { service: [] as number[], bare: [] as number[] };
-  for (const base of [bases.service, bases.bare]) await load(base, 2);
+  const cpu = { service: [] as Array<CpuPerRequest | null>, bare: [] as Array<CpuPerRequest | null> };
+  for (const server of [servers.service, servers.bare]) await load(server.url, 2);
   for (let round = 0; round < rounds; round++) {
-    rates.service.push(await load(bases.service, 5));
-    rates.bare.push(await load(bases.bare, 5));
+    for (const side of ['service', 'bare'] as const) {
+      const meter = cpuMeter(servers[side].pid);
+      const rate = await load(servers[side].url, 5);
+      rates[side].push(rate);
+      cpu[side].push(meter.perRequest(rate * 5));
+    }
   }
-  return { service: median(rates.service), bare: median(rates.bare) };
+  return {
+    service: median(rates.service),
+    bare: median(rates.bare),
+    cpu: { service: medianCpu(cpu.service), bare: medianCpu(cpu.bare) },
+  };
 }
 
-/** Prints the two rates of `serviceAgainstBare` under `title`, their ratio and its target. */
+const SERVICE_LABEL = 'service (NestJS, guard, TypeORM)';
+
+/** Prints the two rates of `serviceAgainstBare` under `title`, their ratio and its target, then their CPU. */
 export function printServiceAgainstBare(
   title: string,
   bareLabel: string,
-  rates: { service: number; bare: number },
+  rates: ServiceAgainstBare,
   target: number,
 ): void {
   console.log(`\n${title} (per second, median of 3 interleaved rounds)`);
-  console.log(
-    `  ${'service (NestJS, guard, TypeORM)'.padEnd(38)}${Math.round(rates.service).toString().padStart(8)}/s`,
-  );
+  console.log(`  ${SERVICE_LABEL.padEnd(38)}${Math.round(rates.service).toString().padStart(8)}/s`);
   console.log(`  ${bareLabel.padEnd(38)}${Math.round(rates.bare).toString().padStart(8)}/s`);
   printRatio('ratio service / bare', rates.service / rates.bare, { atLeast: target });
+  printCpu([
+    [SERVICE_LABEL, rates.cpu.service],
+    [bareLabel, rates.cpu.bare],
+  ]);
 }
 
 /** A fresh, migrated database: on DATABASE_URL's server when set, else an embedded PostgreSQL. */
@@ -96,7 +123,7 @@ export async function benchDatabase(): Promise<{ url: string; stop(): Promise<vo
 export function startServer(
   script: string,
   env: Record<string, string>,
-): Promise<{ url: string; stop(): Promise<void> }> {
+): Promise<BenchServer & { stop(): Promise<void> }> {
   // BENCH_CPU_PROF=<folder>: each server writes a V8 CPU profile there when it stops
   // (summarise one with `node dist/bench/profile-summary.js <file>`).
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
@@ -110,7 +137,7 @@ export function startServer(
 export async function startProcess(
   args: string[],
   env: Record<string, string>,
-): Promise<{ url: string; stop(): Promise<void>; kill(): Promise<void> }> {
+): Promise<BenchServer & { stop(): Promise<void>; kill(): Promise<void> }> {
   const port = await findFreePort();
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: PROJECT_ROOT,
@@ -131,6 +158,7 @@ export async function startProcess(
   }
   return {
     url,
+    pid: child.pid,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

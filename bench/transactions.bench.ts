@@ -74,8 +74,8 @@ export async function transactionsBenchmark(): Promise<void> {
     const minimal = await startServer('dist/bench/minimal-detail-server.js', env);
     try {
       const rates = await serviceAgainstBare((base, seconds) => load(base + detailPath, headers, seconds), {
-        service: api.url,
-        bare: minimal.url,
+        service: api,
+        bare: minimal,
       });
       printServiceAgainstBare(
         '(b) Authenticated detail GET, 32 connections',
