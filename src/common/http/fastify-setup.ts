@@ -215,10 +215,20 @@ function recordRoutes(fastify: FastifyInstance) {
   };
 }
 
-/** Whether some path matches both route templates (a wildcard is taken to match anything). */
+/** Whether some path matches both route templates (a wildcard matches the rest of the path). */
 export function templatesOverlap(a: string, b: string): boolean {
-  if (a.includes('*') || b.includes('*')) return true;
   const [x, y] = [a, b].map((t) => t.split('/').filter(Boolean));
   const variable = (segment: string) => segment.includes(':');
-  return x.length === y.length && x.every((segment, i) => segment === y[i] || variable(segment) || variable(y[i]));
+  const wildcard = (segments: string[]) => segments.findIndex((segment) => segment.includes('*'));
+  const [wx, wy] = [wildcard(x), wildcard(y)];
+  // Up to the first wildcard (or the end), the segments must be able to match the same text.
+  const compared = Math.min(wx === -1 ? x.length : wx, wy === -1 ? y.length : wy);
+  for (let i = 0; i < compared; i++) {
+    if (x[i] !== y[i] && !variable(x[i]) && !variable(y[i])) return false;
+  }
+  if (wx === -1 && wy === -1) return x.length === y.length;
+  // A wildcard segment that is a bare `*` matches what follows it, whatever it is; a partial one
+  // (`file*`) is taken to match anything too.
+  const reaches = (wildcardAt: number, other: string[]) => wildcardAt !== -1 && other.length >= wildcardAt;
+  return reaches(wx, y) || reaches(wy, x);
 }
