@@ -50,7 +50,7 @@ export async function checkoutBenchmark(): Promise<void> {
         ['checkout', checkoutUrl, checkoutBody, {}],
         ['charge', chargeUrl, chargeBody, auth],
       ] as const) {
-        const meter = cpuMeter(api.pid);
+        const meter = cpuMeter([api.pid]);
         const { rate, requests } = await load(url, body, headers, 5);
         rates[side].push(rate);
         cpu[side].push(meter.perRequest(requests));

@@ -7,8 +7,8 @@ import { median } from './measure';
  * Read from /proc (Linux); elsewhere nothing is measured and nothing printed.
  */
 export interface CpuPerRequest {
-  /** Microseconds of the server process's CPU per request. */
-  server: number;
+  /** Microseconds of the server process's CPU per request (null: no server process, as for pgbench). */
+  server: number | null;
   /** Microseconds of local PostgreSQL processes' CPU per request (null: none on this machine). */
   postgres: number | null;
 }
@@ -44,26 +44,38 @@ export function postgresCpuSeconds(): number | null {
   return total;
 }
 
-/** utime + stime of a /proc/<pid>/stat line (fields 14 and 15, after the parenthesised name). */
+/**
+ * The CPU of a /proc/<pid>/stat line: its own (utime + stime, fields 14 and 15) and that of
+ * its children that ended (cutime + cstime, 16 and 17): PostgreSQL's postmaster collects the
+ * CPU of backends whose connections closed (pgbench's, at the end of each run).
+ */
 function cpuOfStat(stat: string): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  return fields.slice(11, 15).reduce((sum, field) => sum + Number(field), 0) / TICKS_PER_SECOND;
 }
 
-/** Starts counting the CPU of `pid` and of PostgreSQL; `perRequest(n)` divides what was used since by n. */
-export function cpuMeter(pid: number | undefined): { perRequest(requests: number): CpuPerRequest | null } {
-  const server = pid === undefined ? null : processCpuSeconds(pid);
+/**
+ * Starts counting the CPU of the processes `pids` (together) and of PostgreSQL; `perRequest(n)`
+ * divides what was used since by n (null when nothing could be measured).
+ */
+export function cpuMeter(pids: Array<number | undefined>): { perRequest(requests: number): CpuPerRequest | null } {
+  const serversCpu = () => {
+    const used = pids.map((pid) => (pid === undefined ? null : processCpuSeconds(pid)));
+    return used.length === 0 || used.includes(null) ? null : (used as number[]).reduce((a, b) => a + b, 0);
+  };
+  const server = serversCpu();
   const postgres = postgresCpuSeconds();
   return {
     perRequest(requests) {
-      const serverNow = pid === undefined ? null : processCpuSeconds(pid);
-      if (server === null || serverNow === null || requests <= 0) return null;
+      if (requests <= 0) return null;
+      const serverNow = serversCpu();
       const postgresNow = postgresCpuSeconds();
       const postgresUsed = postgres === null || postgresNow === null ? 0 : postgresNow - postgres;
-      return {
-        server: ((serverNow - server) / requests) * 1e6,
+      const measured = {
+        server: server === null || serverNow === null ? null : ((serverNow - server) / requests) * 1e6,
         postgres: postgresUsed > 0 ? (postgresUsed / requests) * 1e6 : null,
       };
+      return measured.server === null && measured.postgres === null ? null : measured;
     },
   };
 }
@@ -72,8 +84,11 @@ export function cpuMeter(pid: number | undefined): { perRequest(requests: number
 export function medianCpu(samples: Array<CpuPerRequest | null>): CpuPerRequest | null {
   const measured = samples.filter((s): s is CpuPerRequest => s !== null);
   if (measured.length === 0) return null;
-  const postgres = measured.map((s) => s.postgres).filter((p): p is number => p !== null);
-  return { server: median(measured.map((s) => s.server)), postgres: postgres.length > 0 ? median(postgres) : null };
+  const part = (values: Array<number | null>) => {
+    const known = values.filter((v): v is number => v !== null);
+    return known.length > 0 ? median(known) : null;
+  };
+  return { server: part(measured.map((s) => s.server)), postgres: part(measured.map((s) => s.postgres)) };
 }
 
 /** One line per measured side: the CPU each request cost the server process and PostgreSQL. */
@@ -82,7 +97,8 @@ export function printCpu(rows: Array<[label: string, cpu: CpuPerRequest | null]>
   console.log('  CPU per request (µs; median of the rounds):');
   for (const [label, cpu] of rows) {
     if (!cpu) continue;
-    const postgres = cpu.postgres === null ? '' : `   PostgreSQL ${Math.round(cpu.postgres).toString().padStart(6)}`;
-    console.log(`    ${label.padEnd(width - 2)}server ${Math.round(cpu.server).toString().padStart(6)}${postgres}`);
+    const part = (name: string, value: number | null) =>
+      `${name} ${value === null ? '-'.padStart(6) : Math.round(value).toString().padStart(6)}`;
+    console.log(`    ${label.padEnd(width - 2)}${part('server', cpu.server)}   ${part('PostgreSQL', cpu.postgres)}`);
   }
 }

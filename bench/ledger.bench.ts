@@ -2,6 +2,7 @@ import autocannon from 'autocannon';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { Client } from 'pg';
+import { cpuMeter, CpuPerRequest, medianCpu, printCpu } from './cpu';
 import { median, printRatio } from './measure';
 import { benchDatabase, serverEnv, startServer } from './support';
 
@@ -21,11 +22,23 @@ export async function ledgerBenchmark(): Promise<void> {
     const { token, path, accounts } = await setUp(api.url, db.url);
     const load = (bases: string[], seconds: number) => transferLoad(bases, path, token, accounts, seconds);
     const rates: Record<'one' | 'two' | 'pgbench', number[]> = { one: [], two: [], pgbench: [] };
+    const cpu: Record<'one' | 'two' | 'pgbench', Array<CpuPerRequest | null>> = { one: [], two: [], pgbench: [] };
+    /** Runs `work` (a rate over 10 s), recording its rate and the CPU per operation of `pids` and PostgreSQL. */
+    const round = async (
+      side: 'one' | 'two' | 'pgbench',
+      pids: Array<number | undefined>,
+      work: () => Promise<number>,
+    ) => {
+      const meter = cpuMeter(pids);
+      const rate = await work();
+      rates[side].push(rate);
+      cpu[side].push(meter.perRequest(rate * 10));
+    };
     await load([api.url, second.url], 3); // warm-up
-    for (let round = 0; round < 2; round++) {
-      rates.one.push(await load([api.url], 10));
-      rates.two.push(await load([api.url, second.url], 10));
-      if (pgbench && pgbenchDb) rates.pgbench.push(runPgbench(pgbench, pgbenchDb, 10));
+    for (let i = 0; i < 2; i++) {
+      await round('one', [api.pid], () => load([api.url], 10));
+      await round('two', [api.pid, second.pid], () => load([api.url, second.url], 10));
+      if (pgbench && pgbenchDb) await round('pgbench', [], async () => runPgbench(pgbench, pgbenchDb, 10));
     }
     const [one, two] = [median(rates.one), median(rates.two)];
     console.log(
@@ -44,6 +57,11 @@ export async function ledgerBenchmark(): Promise<void> {
         "  pgbench was not found (install the PostgreSQL client tools, e.g. Debian's postgresql-15): no ratio.",
       );
     }
+    printCpu([
+      ['transfer, one API process', medianCpu(cpu.one)],
+      ['transfer, two API processes', medianCpu(cpu.two)],
+      ['pgbench transaction', medianCpu(cpu.pgbench)],
+    ]);
   } finally {
     await Promise.all([api.stop(), second.stop()]);
     if (pgbenchDb) await dropDatabase(db.url, PGBENCH_DATABASE);

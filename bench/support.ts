@@ -50,7 +50,7 @@ export async function serviceAgainstBare(
   for (const server of [servers.service, servers.bare]) await load(server.url, 2);
   for (let round = 0; round < rounds; round++) {
     for (const side of ['service', 'bare'] as const) {
-      const meter = cpuMeter(servers[side].pid);
+      const meter = cpuMeter([servers[side].pid]);
       const rate = await load(servers[side].url, 5);
       rates[side].push(rate);
       cpu[side].push(meter.perRequest(rate * 5));
