@@ -100,7 +100,8 @@ export class TransactionsRepository {
 
   /**
    * Records a processor's answer on a transaction still waiting for one (pending, no processor
-   * reference), under its row lock, in one round trip; null when it is settled already.
+   * reference), under its row lock, and answers it with its active split rules, in one
+   * statement; null when it is settled already.
    */
   async settleUnanswered(
     manager: EntityManager,
@@ -108,7 +109,6 @@ export class TransactionsRepository {
     changes: Partial<Transaction>,
   ): Promise<{ transaction: Transaction; rules: SplitRule[] } | null> {
     const set = this.transactionRows.assignments(changes, 1);
-    // With the transaction's active split rules (its view needs them), in the same statement.
     const rows: Array<Record<string, unknown>> = await manager.query(
       `WITH t AS (
          UPDATE transactions t SET ${set.sql}
