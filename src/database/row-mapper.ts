@@ -15,6 +15,8 @@ export class RowMapper<T> {
   private readonly updateDateColumn?: string;
   private readonly table: string;
   private readonly selects = new Map<string, string>();
+  /** The statements of `one`, by alias and condition: the same text each time, hashed once by the driver. */
+  private readonly reads = new Map<string, string>();
 
   constructor(metadata: EntityMetadata) {
     this.columns = metadata.columns.map((c) => ({
@@ -86,10 +88,13 @@ export class RowMapper<T> {
 
   /** The one entity of the table (alias `alias`) matching `where` (which may end in FOR UPDATE), or null. */
   async one(manager: EntityManager, alias: string, where: string, params: unknown[]): Promise<T | null> {
-    const rows: Array<Record<string, unknown>> = await manager.query(
-      `SELECT ${this.select(alias)} FROM ${this.table} ${alias} WHERE ${where}`,
-      params,
-    );
+    const key = `${alias}\u0000${where}`;
+    let sql = this.reads.get(key);
+    if (sql === undefined) {
+      sql = `SELECT ${this.select(alias)} FROM ${this.table} ${alias} WHERE ${where}`;
+      this.reads.set(key, sql);
+    }
+    const rows: Array<Record<string, unknown>> = await manager.query(sql, params);
     return rows.length > 0 ? this.map(rows[0]) : null;
   }
 

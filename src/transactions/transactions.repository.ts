@@ -27,6 +27,8 @@ export interface TransactionFilters {
 export class TransactionsRepository {
   private readonly transactionRows: RowMapper<Transaction>;
   private readonly ruleRows: RowMapper<SplitRule>;
+  /** Made once: the text of a hot statement is then the same string every time (hashed once, not per request). */
+  private readonly withRulesForSellerSql: string;
 
   constructor(
     @InjectRepository(Transaction) private readonly transactions: Repository<Transaction>,
@@ -35,6 +37,11 @@ export class TransactionsRepository {
   ) {
     this.transactionRows = new RowMapper(transactions.metadata);
     this.ruleRows = new RowMapper(rules.metadata);
+    this.withRulesForSellerSql = `SELECT ${this.transactionRows.select('t')}, ${this.ruleRows.select('r', 'r__')}
+         FROM transactions t
+         LEFT JOIN transaction_split_rules r ON r.transaction_id = t.id AND r.deleted_at IS NULL
+        WHERE t.seller_id = $1 AND t.id = $2
+        ORDER BY r.seq`;
   }
 
   /**
@@ -56,14 +63,10 @@ export class TransactionsRepository {
     id: string,
   ): Promise<{ transaction: Transaction; rules: SplitRule[] } | null> {
     // A hot read (every detail GET): plain SQL and a precompiled mapping, no query builder.
-    const rows: Array<Record<string, unknown>> = await this.dataSource.query(
-      `SELECT ${this.transactionRows.select('t')}, ${this.ruleRows.select('r', 'r__')}
-         FROM transactions t
-         LEFT JOIN transaction_split_rules r ON r.transaction_id = t.id AND r.deleted_at IS NULL
-        WHERE t.seller_id = $1 AND t.id = $2
-        ORDER BY r.seq`,
-      [sellerId, id],
-    );
+    const rows: Array<Record<string, unknown>> = await this.dataSource.query(this.withRulesForSellerSql, [
+      sellerId,
+      id,
+    ]);
     return this.withRules(rows);
   }
 

@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { Client, Result } from 'pg';
 import { DataSource } from 'typeorm';
 import { poolOptions } from '../../src/database/pg-options';
 import { deferStatement, PipelinedClient } from '../../src/database/pipelined-client';
@@ -105,6 +105,43 @@ describe('PipelinedClient', () => {
       return manager.query(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1`, [text]);
     });
     expect(statements).toEqual([{ n: 1 }]);
+  });
+
+  it("decodes a prepared statement's row description once per connection, and its rows every time", async () => {
+    const wide = `SELECT $1::int AS n, $1::bigint AS big, now() AS at, '{"a": [1]}'::jsonb AS doc, NULL::text AS none,
+                         'own' AS "__proto__", $1::text || 'x' AS n_text`;
+    const narrow = `SELECT $1::text AS only`;
+    const decode = jest.spyOn(Result.prototype as unknown as { addFields(fields: unknown): void }, 'addFields');
+    try {
+      const answers = await dataSource.transaction(async (manager) => [
+        await manager.query(wide, [1]),
+        await manager.query(narrow, ['a']),
+        await manager.query(wide, [2]),
+        await manager.query(narrow, ['b']),
+      ]);
+      // Rows of either statement, the second time as the first: every value decoded by its type.
+      for (const [index, n] of [
+        [0, 1],
+        [2, 2],
+      ]) {
+        const [row] = answers[index];
+        expect(row).toEqual({
+          n,
+          big: String(n),
+          at: expect.any(Date),
+          doc: { a: [1] },
+          none: null,
+          ['__proto__']: 'own', // a computed key: an own property, as the column must be
+          n_text: `${n}x`,
+        });
+        expect(Object.getPrototypeOf(row)).toBe(Object.prototype); // the column did not become the prototype
+      }
+      expect([answers[1], answers[3]]).toEqual([[{ only: 'a' }], [{ only: 'b' }]]);
+      // pg decoded each statement's description once (this connection had not run them before).
+      expect(decode).toHaveBeenCalledTimes(2);
+    } finally {
+      decode.mockRestore();
+    }
   });
 
   it('prepares a statement afresh after its table changed shape (a migration while the process runs)', async () => {
