@@ -218,7 +218,8 @@ class ShapedResult extends Result implements Pick<DecodedResult, 'addFields'> {
     const result = this as unknown as DecodedResult;
     const known = this.shapes.get(this.statement);
     if (known && sameFields(known.fields, fields)) {
-      result.fields = fields;
+      // The first description's column names: V8 has hashed them, so each row's keys are found at once.
+      result.fields = known.fields;
       result._parsers = known.parsers;
       result._prebuiltEmptyResultObject = known.emptyRow;
       return;
