@@ -35,7 +35,8 @@ export async function chargesBenchmark(): Promise<void> {
   }
 }
 
-async function charges(url: string, token: string, seconds: number): Promise<number> {
+/** Card charges per second through `url` (POST …/transactions/) for `seconds`, 32 connections; any non-2xx fails. */
+export async function charges(url: string, token: string, seconds: number): Promise<number> {
   const result = await autocannon({
     url,
     method: 'POST',

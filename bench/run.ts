@@ -1,3 +1,4 @@
+import { baselineBenchmark } from './baseline.bench';
 import { chargesBenchmark } from './charges.bench';
 import { checkoutBenchmark } from './checkout.bench';
 import { ledgerBenchmark } from './ledger.bench';
@@ -19,6 +20,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   checkout: checkoutBenchmark,
   renewals: renewalsBenchmark,
   webhooks: webhooksBenchmark,
+  baseline: baselineBenchmark,
 };
 
 async function main(): Promise<void> {
