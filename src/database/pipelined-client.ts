@@ -159,7 +159,8 @@ let namesGiven = 0;
 
 /**
  * The name of the prepared statement a statement with parameters goes as, parsed and planned once
- * per connection (the first MAX_PREPARED distinct texts of the process; the rest go unnamed). A transaction-pooling proxy must keep prepared statements (PgBouncer 1.21+ with
+ * per connection (the first MAX_PREPARED distinct texts of the process; the rest go unnamed). A
+ * transaction-pooling proxy must keep prepared statements (PgBouncer 1.21+ with
  * max_prepared_statements), else DATABASE_PREPARED_STATEMENTS=false turns them off.
  */
 function preparedName(text: unknown, values: unknown): string | undefined {
@@ -175,11 +176,14 @@ function preparedName(text: unknown, values: unknown): string | undefined {
 
 /**
  * What pg decodes from a statement's row description (RowDescription): the value parser of each
- * column and an empty row with every column. pg builds that row afresh for each result, and for a
- * wide row it is the dearest step of a read: about 20 µs for the 50 columns of a transaction with
- * its split rules, most of it copying an object built key by key, which V8 copies slowly. A prepared statement
- * describes the same rows every time, so each connection decodes it once and reuses it while the
- * description is the same (it changes only when the statement's tables change shape).
+ * column and an empty row with every column. pg builds that row afresh for each result, and for
+ * a wide row it is the dearest step of a read: about 20 µs for the 50 columns of a transaction
+ * with its split rules, most of it copying an object built key by key, which V8 copies slowly.
+ * A prepared statement describes the same rows every time, so each connection decodes it once
+ * and reuses it while the description is the same (it changes only when the statement's tables
+ * change shape). This reaches into pg's Query and Result (`DecodedResult`); the e2e test of this
+ * client checks the rows and that a description is decoded once, so a pg release that moves
+ * those members fails it.
  */
 interface RowShape {
   fields: FieldDef[];
@@ -205,6 +209,7 @@ class PreparedQuery extends Query {
   }
 }
 
+/** pg's Result, decoding a row description only when its statement's `RowShape` on this connection differs. */
 class ShapedResult extends Result implements Pick<DecodedResult, 'addFields'> {
   constructor(
     private readonly statement: string,
