@@ -1,5 +1,5 @@
 import { Query, Result, type ClientConfig, type FieldDef, type QueryResult } from 'pg';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { DeadlineClient } from './pg-options';
 
 /**
@@ -262,24 +262,4 @@ export async function deferStatement(manager: EntityManager, text: string, value
   const connection = (runner as unknown as { databaseConnection?: unknown }).databaseConnection;
   if (connection instanceof PipelinedClient) connection.defer(text, values);
   else await manager.query(text, values);
-}
-
-/**
- * Independent reads on one pipelined connection of the pool, sent together: they share one
- * round trip instead of one each. Answers their results in order; every read has finished
- * before the connection goes back to the pool, and the first failure is thrown.
- */
-export async function readTogether<T extends unknown[]>(
-  dataSource: DataSource,
-  reads: { [K in keyof T]: (manager: EntityManager) => Promise<T[K]> },
-): Promise<T> {
-  const runner = dataSource.createQueryRunner();
-  try {
-    const settled = await Promise.allSettled(reads.map((read) => read(runner.manager)));
-    const failed = settled.find((result) => result.status === 'rejected');
-    if (failed) throw failed.reason;
-    return settled.map((result) => (result as PromiseFulfilledResult<unknown>).value) as T;
-  } finally {
-    await runner.release();
-  }
 }

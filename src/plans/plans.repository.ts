@@ -26,16 +26,9 @@ export class PlansRepository {
     this.ratePlanRows = new RowMapper(ratePlans.metadata);
   }
 
-  /** Read on every charge: without the query builder. */
+  /** Without the query builder (a plain read by id). */
   findRatePlan(id: string): Promise<RatePlan | null> {
     return this.ratePlanRows.one(this.dataSource.manager, 'r', 'r.id = $1', [id]);
-  }
-
-  /** The rate plan a seller is on (read on every charge, beside the seller). */
-  findRatePlanOfSeller(sellerId: string, manager: EntityManager): Promise<RatePlan | null> {
-    return this.ratePlanRows.one(manager, 'r', 'r.id = (SELECT s.rate_plan_id FROM sellers s WHERE s.id = $1)', [
-      sellerId,
-    ]);
   }
 
   listRatePlans(page: PageRequest, search?: string): Promise<RatePlan[]> {

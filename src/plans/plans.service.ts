@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { isUUID } from 'class-validator';
 import { BadRequestError, FieldErrors, NotFoundError, ValidationError } from '../common/errors/api-error';
 import { checkMoney } from '../common/money/money';
@@ -35,10 +35,6 @@ export class PlansService {
     const plan = await this.plans.findRatePlan(id);
     if (!plan) throw new NotFoundError('Rate plan not found.', 'rate_plan_not_found');
     return plan;
-  }
-
-  ratePlanOfSeller(sellerId: string, manager: EntityManager): Promise<RatePlan | null> {
-    return this.plans.findRatePlanOfSeller(sellerId, manager);
   }
 
   findRatePlan(id: string): Promise<RatePlan | null> {

@@ -3,14 +3,26 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { applyKeyset, PageRequest } from '../common/pagination/pagination';
 import { RowMapper } from '../database/row-mapper';
+import { RatePlan } from '../plans/entities/rate-plan.entity';
+import { SplitPlan } from '../plans/entities/split-plan.entity';
 import { Access } from './entities/access.entity';
 import { Seller } from './entities/seller.entity';
 import { Subaccount } from './entities/subaccount.entity';
+
+/** A seller with the plans its payments are priced and split by (null: none set). */
+export interface SellerWithPlans {
+  seller: Seller;
+  ratePlan: RatePlan | null;
+  splitPlan: SplitPlan | null;
+}
 
 /** SQL of sellers and sub-accounts (the access table: AccessesRepository). Seller-owned rows are read by seller id. */
 @Injectable()
 export class SellersRepository {
   private readonly sellerRows: RowMapper<Seller>;
+  private readonly ratePlanRows: RowMapper<RatePlan>;
+  private readonly splitPlanRows: RowMapper<SplitPlan>;
+  private readonly withPlansSql: string;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -18,6 +30,14 @@ export class SellersRepository {
     @InjectRepository(Subaccount) private readonly subaccounts: Repository<Subaccount>,
   ) {
     this.sellerRows = new RowMapper(sellers.metadata);
+    this.ratePlanRows = new RowMapper(dataSource.getMetadata(RatePlan));
+    this.splitPlanRows = new RowMapper(dataSource.getMetadata(SplitPlan));
+    this.withPlansSql = `SELECT ${this.sellerRows.select('s')}, ${this.ratePlanRows.select('r', 'r__')},
+              ${this.splitPlanRows.select('p', 'p__')}
+         FROM sellers s
+         LEFT JOIN rate_plans r ON r.id = s.rate_plan_id
+         LEFT JOIN split_plans p ON p.id = s.split_plan_id
+        WHERE s.id = $1`;
   }
 
   // ---- sellers
@@ -31,9 +51,21 @@ export class SellersRepository {
     return this.sellers.findOneBy({ document });
   }
 
-  /** Read on every charge: without the query builder. */
-  findSeller(id: string, manager: EntityManager = this.dataSource.manager): Promise<Seller | null> {
-    return this.sellerRows.one(manager, 's', 's.id = $1', [id]);
+  /** Without the query builder (a plain read by id). */
+  findSeller(id: string): Promise<Seller | null> {
+    return this.sellerRows.one(this.dataSource.manager, 's', 's.id = $1', [id]);
+  }
+
+  /** The seller with its rate and split plans, in one statement (one snapshot): read on every charge. */
+  async findSellerWithPlans(id: string): Promise<SellerWithPlans | null> {
+    const rows: Array<Record<string, unknown>> = await this.dataSource.query(this.withPlansSql, [id]);
+    if (rows.length === 0) return null;
+    const row = rows[0];
+    return {
+      seller: this.sellerRows.map(row),
+      ratePlan: row.r__id === null ? null : this.ratePlanRows.map(row, 'r__'),
+      splitPlan: row.p__id === null ? null : this.splitPlanRows.map(row, 'p__'),
+    };
   }
 
   /** The seller, locked until the end of the caller's transaction. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { Permission } from '../auth/permissions';
 import { recordAudit } from '../audit/audit-log';
 import { changedFields } from '../audit/changes';
@@ -22,7 +22,7 @@ import { CreateSellerDto, SellerResponseDto, UpdateSellerDto } from './dto/selle
 import { SubaccountResponseDto } from './dto/subaccount.dto';
 import { Seller } from './entities/seller.entity';
 import { AccessesRepository } from './accesses.repository';
-import { SellersRepository } from './sellers.repository';
+import { SellersRepository, SellerWithPlans } from './sellers.repository';
 import { isUniqueViolation } from '../common/errors/database-errors';
 
 const COMMERCIAL_TERMS = ['rate_plan', 'split_plan', 'developer_account', 'split_participants'] as const;
@@ -68,11 +68,18 @@ export class SellersService {
     return SellerResponseDto.of(await this.find(id));
   }
 
-  /** The seller record, as payments need it (plans, developer account, split participants). */
-  async find(id: string, manager?: EntityManager): Promise<Seller> {
-    const seller = await this.sellers.findSeller(id, manager);
+  /** The seller record (plans, developer account, split participants). */
+  async find(id: string): Promise<Seller> {
+    const seller = await this.sellers.findSeller(id);
     if (!seller) throw new NotFoundError('Seller not found.', 'seller_not_found');
     return seller;
+  }
+
+  /** The seller with its rate and split plans, read together, as a charge prices and splits by them. */
+  async findWithPlans(id: string): Promise<SellerWithPlans> {
+    const found = await this.sellers.findSellerWithPlans(id);
+    if (!found) throw new NotFoundError('Seller not found.', 'seller_not_found');
+    return found;
   }
 
   async findByDocument(document: string): Promise<SellerResponseDto | null> {

@@ -7,7 +7,6 @@ import { AuthorizationService } from '../auth/authorization.service';
 import { runInRequestContext } from '../common/context/request-context';
 import { attachClaim, IdempotencyClaim } from '../common/idempotency/request-transaction';
 import { JobQueue } from '../jobs/job-queue.service';
-import { PlansService } from '../plans/plans.service';
 import { SellersService } from '../sellers/sellers.service';
 import { SplitService } from '../split/split.service';
 import type { CreateTransactionDto, TransactionResponseDto } from './dto/transaction.dto';
@@ -45,7 +44,6 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
       t.app.get(DataSource),
       t.app.get(TransactionsRepository),
       t.app.get(SellersService),
-      t.app.get(PlansService),
       t.app.get(SplitService),
       processor,
       t.app.get(AuthorizationService),

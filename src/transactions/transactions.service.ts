@@ -15,10 +15,6 @@ import {
 import { checkMoney, checkPercentage, Cents, percentOf } from '../common/money/money';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { assertValid } from '../common/validation/validation.pipe';
-import { readTogether } from '../database/pipelined-client';
-import type { RatePlan } from '../plans/entities/rate-plan.entity';
-import { PlansService } from '../plans/plans.service';
-import type { Seller } from '../sellers/entities/seller.entity';
 import { SellersService } from '../sellers/sellers.service';
 import { JobQueue } from '../jobs/job-queue.service';
 import { SplitService } from '../split/split.service';
@@ -81,7 +77,6 @@ export class TransactionsService implements OnModuleInit {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly transactions: TransactionsRepository,
     private readonly sellers: SellersService,
-    private readonly plans: PlansService,
     private readonly split: SplitService,
     @Inject(PAYMENT_PROCESSOR) private readonly processor: PaymentProcessor,
     private readonly authorization: AuthorizationService,
@@ -130,20 +125,14 @@ export class TransactionsService implements OnModuleInit {
   ): Promise<TransactionResponseDto> {
     const payment = await this.checkPayment(input, cardOnFile);
     if (resumed) return this.resume(sellerId, resumed, payment, input);
-    const [seller, planRead] = await readTogether<[Seller, RatePlan | null]>(this.dataSource, [
-      (manager) => this.sellers.find(sellerId, manager),
-      (manager) => this.plans.ratePlanOfSeller(sellerId, manager),
-    ]);
-    if (!seller.ratePlanId) {
+    const { seller, ratePlan, splitPlan } = await this.sellers.findWithPlans(sellerId);
+    if (!ratePlan) {
       throw new BadRequestError(
         'seller_has_no_rate_plan',
         'The seller has no rate plan, so it cannot take payments yet.',
       );
     }
-    // The seller changed plans between the two reads: the seller's word is taken.
-    const ratePlan = planRead?.id === seller.ratePlanId ? planRead : await this.plans.ratePlan(seller.ratePlanId);
     if (!ratePlan.active) throw new BadRequestError('rate_plan_inactive', "The seller's rate plan is inactive.");
-    const splitPlan = seller.splitPlanId ? await this.plans.splitPlan(seller.splitPlanId) : null;
     const resolution = this.split.resolve(
       {
         amount: payment.amount,

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { RatePlan } from '../../src/plans/entities/rate-plan.entity';
+import { SplitPlan } from '../../src/plans/entities/split-plan.entity';
 import { PlansRepository } from '../../src/plans/plans.repository';
 import { Seller } from '../../src/sellers/entities/seller.entity';
 import { SellersRepository } from '../../src/sellers/sellers.repository';
@@ -144,5 +145,26 @@ describe('RowMapper: raw reads equal TypeORM hydration', () => {
       ...(await dataSource.getRepository(RatePlan).findOneByOrFail({ id: s.ratePlanId })),
     });
     expect(await t.app.get(SellersRepository).findSeller('00000000-0000-4000-8000-000000000000')).toBeNull();
+  });
+
+  it('a seller with its rate and split plans, in one statement; null plans when it has none', async () => {
+    const dataSource = t.app.get(DataSource);
+    const sellers = t.app.get(SellersRepository);
+    const found = await sellers.findSellerWithPlans(s.sellerId);
+    expect(found).not.toBeNull();
+    expect({ ...found!.seller }).toStrictEqual({
+      ...(await dataSource.getRepository(Seller).findOneByOrFail({ id: s.sellerId })),
+    });
+    expect({ ...found!.ratePlan }).toStrictEqual({
+      ...(await dataSource.getRepository(RatePlan).findOneByOrFail({ id: s.ratePlanId })),
+    });
+    expect({ ...found!.splitPlan }).toStrictEqual({
+      ...(await dataSource.getRepository(SplitPlan).findOneByOrFail({ id: s.splitPlanId })),
+    });
+
+    // The developer account is a seller with no plans set.
+    const bare = await sellers.findSellerWithPlans(s.developer);
+    expect(bare).toMatchObject({ seller: { id: s.developer, ratePlanId: null }, ratePlan: null, splitPlan: null });
+    expect(await sellers.findSellerWithPlans('00000000-0000-4000-8000-000000000000')).toBeNull();
   });
 });
