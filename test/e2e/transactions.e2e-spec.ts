@@ -173,6 +173,33 @@ describe('unified transactions', () => {
       expect(refused.body.code).toBe('seller_has_no_rate_plan');
     });
 
+    it("refuses a charge while the seller's rate plan is inactive, and writes nothing", async () => {
+      const other = await payingSeller(t, superuser);
+      const count = async () =>
+        (await t.db.query('SELECT count(*)::int AS n FROM transactions WHERE seller_id = $1', [other.sellerId])).rows[0]
+          .n;
+      await t.db.query('UPDATE rate_plans SET active = false WHERE id = $1', [other.ratePlanId]);
+      try {
+        const refused = await t.http.post(
+          `/unified/accounts/sellers/${other.sellerId}/transactions`,
+          { amount: '1.00', payment_type: 'pix' },
+          { token: superuser.access },
+        );
+        expect(refused.status).toBe(400);
+        expect(refused.body.code).toBe('rate_plan_inactive');
+        expect(await count()).toBe(0);
+      } finally {
+        await t.db.query('UPDATE rate_plans SET active = true WHERE id = $1', [other.ratePlanId]);
+      }
+      const accepted = await t.http.post(
+        `/unified/accounts/sellers/${other.sellerId}/transactions`,
+        { amount: '1.00', payment_type: 'pix' },
+        { token: superuser.access },
+      );
+      expect(accepted.status).toBe(201);
+      expect(accepted.body.split_plan).toBe(other.splitPlanId);
+    });
+
     it('never writes the card number or CVV to the database or the logs', async () => {
       const card = {
         number: '5555555555554444',
