@@ -1,7 +1,7 @@
 import { spawn, ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { runMigrations } from '../src/database/migrate';
@@ -119,7 +119,10 @@ export async function benchDatabase(): Promise<{ url: string; stop(): Promise<vo
   };
 }
 
-/** Starts a compiled entry point of this project as a child process and waits for its /health/ready. */
+/**
+ * Starts a compiled entry point (a path in this project, or an absolute one) as a child process and
+ * waits for its /health/ready.
+ */
 export function startServer(
   script: string,
   env: Record<string, string>,
@@ -127,7 +130,7 @@ export function startServer(
   // BENCH_CPU_PROF=<folder>: each server writes a V8 CPU profile there when it stops
   // (summarise one with `node dist/bench/profile-summary.js <file>`).
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  return startProcess([...profile, join(PROJECT_ROOT, script)], env);
+  return startProcess([...profile, resolve(PROJECT_ROOT, script)], env);
 }
 
 /**

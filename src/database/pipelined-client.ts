@@ -120,7 +120,12 @@ export class PipelinedClient extends DeadlineClient {
     const query = new PreparedQuery(name, text as string, values as unknown[], this.rowShapes);
     if (typeof callback === 'function') return this.send(query, callback);
     return new Promise((resolve, reject) =>
-      this.send(query, (error: unknown, result: unknown) => (error ? reject(error) : resolve(result))),
+      this.send(query, (error: unknown, result: unknown) => {
+        if (!error) return resolve(result);
+        // As pg does for its own promises: the stack leads back to the caller, not to the socket read.
+        if (error instanceof Error) Error.captureStackTrace(error);
+        reject(error);
+      }),
     );
   }
 
@@ -180,10 +185,11 @@ function preparedName(text: unknown, values: unknown): string | undefined {
  * a wide row it is the dearest step of a read: about 20 µs for the 50 columns of a transaction
  * with its split rules, most of it copying an object built key by key, which V8 copies slowly.
  * A prepared statement describes the same rows every time, so each connection decodes it once
- * and reuses it while the description is the same (it changes only when the statement's tables
- * change shape). This reaches into pg's Query and Result (`DecodedResult`); the e2e test of this
- * client checks the rows and that a description is decoded once, so a pg release that moves
- * those members fails it.
+ * and reuses it. (When its tables change shape the server refuses the next execution with 0A000
+ * and `replan` gives the text a new name; the comparison of descriptions is only a guard.) This
+ * reaches into pg's Query and Result (`DecodedResult`); the e2e test of this client checks the
+ * rows, that a description is decoded once and that its empty row is reused, so a pg release
+ * that moves those members fails it.
  */
 interface RowShape {
   fields: FieldDef[];
@@ -215,7 +221,7 @@ class ShapedResult extends Result implements Pick<DecodedResult, 'addFields'> {
     private readonly statement: string,
     private readonly shapes: Map<string, RowShape>,
   ) {
-    // Rows as objects; the client gives the result its types when the query is submitted.
+    // Rows as objects; the client gives the result its connection's types when it takes the query.
     super('object', undefined as never);
   }
 

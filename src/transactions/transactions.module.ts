@@ -2,7 +2,6 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '../auth/auth.module';
 import type { AppConfig } from '../config/config';
-import { PlansModule } from '../plans/plans.module';
 import { SellersModule } from '../sellers/sellers.module';
 import { SplitModule } from '../split/split.module';
 import { SplitRule } from './entities/split-rule.entity';
@@ -26,13 +25,7 @@ export class TransactionsModule {
     const sandbox = config.paymentsProcessor === 'sandbox';
     return {
       module: TransactionsModule,
-      imports: [
-        TypeOrmModule.forFeature([Transaction, SplitRule]),
-        AuthModule,
-        SellersModule,
-        PlansModule,
-        SplitModule,
-      ],
+      imports: [TypeOrmModule.forFeature([Transaction, SplitRule]), AuthModule, SellersModule, SplitModule],
       controllers: [TransactionsController, ...(sandbox ? [SandboxController] : [])],
       providers: [
         TransactionsRepository,

@@ -112,6 +112,17 @@ describe('PipelinedClient', () => {
                          'own' AS "__proto__", $1::text || 'x' AS n_text`;
     const narrow = `SELECT $1::text AS only`;
     const decode = jest.spyOn(Result.prototype as unknown as { addFields(fields: unknown): void }, 'addFields');
+    // The empty row each result's rows are copied from (pg's own member), seen as each result parses its row.
+    type Parsing = { parseRow(row: unknown[]): unknown; _prebuiltEmptyResultObject: object | null };
+    const parseRow = (Result.prototype as unknown as Parsing).parseRow;
+    const emptyRows: Array<object | null> = [];
+    const parse = jest.spyOn(Result.prototype as unknown as Parsing, 'parseRow').mockImplementation(function (
+      this: Parsing,
+      row: unknown[],
+    ) {
+      emptyRows.push(this._prebuiltEmptyResultObject);
+      return parseRow.call(this, row);
+    });
     try {
       const answers = await dataSource.transaction(async (manager) => [
         await manager.query(wide, [1]),
@@ -137,10 +148,17 @@ describe('PipelinedClient', () => {
         expect(Object.getPrototypeOf(row)).toBe(Object.prototype); // the column did not become the prototype
       }
       expect([answers[1], answers[3]]).toEqual([[{ only: 'a' }], [{ only: 'b' }]]);
-      // pg decoded each statement's description once (this connection had not run them before).
+      // pg decoded each statement's description once (this connection had not run them before),
+      // and each statement's rows were copied from the same empty row both times.
       expect(decode).toHaveBeenCalledTimes(2);
+      expect(emptyRows).toHaveLength(4);
+      expect(emptyRows[0]).toBeTruthy();
+      expect(emptyRows[2]).toBe(emptyRows[0]);
+      expect(emptyRows[3]).toBe(emptyRows[1]);
+      expect(emptyRows[1]).not.toBe(emptyRows[0]);
     } finally {
       decode.mockRestore();
+      parse.mockRestore();
     }
   });
 
