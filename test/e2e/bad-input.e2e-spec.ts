@@ -123,4 +123,41 @@ describe('bad input', () => {
       expect(res.body.results).toEqual([]);
     });
   });
+
+  describe('fields named like members every object inherits (toString, constructor…)', () => {
+    it('refuses them as unknown fields, with the path, in a body, a nested object, a map and a query', async () => {
+      const login = await t.http.post(
+        '/user/login/',
+        undefined,
+        json('{"email": "a@b.co", "password": "correct horse battery", "toString": ""}'),
+      );
+      expect(login.status).toBe(400);
+      expect(login.body).toMatchObject({ code: 'validation_failed', errors: { toString: ['should not exist'] } });
+
+      const seller = await payingSeller(t, superuser);
+      const charges = `/unified/accounts/sellers/${seller.sellerId}/transactions/`;
+      const charge = await t.http.post(charges, undefined, {
+        rawBody: '{"amount": "1.00", "payment_type": "pix", "customer": {"name": "Ana", "constructor": "x"}}',
+        headers: { 'content-type': 'application/json' },
+        token: superuser.access,
+      });
+      expect(charge.status).toBe(400);
+      expect(charge.body.errors).toEqual({ 'customer.constructor': ['should not exist'] });
+      const listed = await t.http.get(charges, { token: superuser.access });
+      expect(listed.body.results).toEqual([]); // nothing was written
+
+      // A split participant so named would have been dropped from the map without a word.
+      const patched = await t.http.patch(`/sellers/${seller.sellerId}/`, undefined, {
+        rawBody: '{"split_participants": {"valueOf": "x"}}',
+        headers: { 'content-type': 'application/json' },
+        token: superuser.access,
+      });
+      expect(patched.status).toBe(400);
+      expect(patched.body.errors).toEqual({ 'split_participants.valueOf': ['should not exist'] });
+
+      const query = await t.http.get(`${charges}?hasOwnProperty=1`, { token: superuser.access });
+      expect(query.status).toBe(400);
+      expect(query.body.errors).toEqual({ hasOwnProperty: ['should not exist'] });
+    });
+  });
 });

@@ -1,5 +1,6 @@
 import * as classValidator from 'class-validator';
-import { IsInt, IsString, Min } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsInt, IsObject, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
 import { ValidationError } from '../errors/api-error';
 import { assertValid, createValidationPipe } from './validation.pipe';
 
@@ -16,6 +17,46 @@ class OtherSeat {
   @IsString()
   row: string;
 }
+
+class Booking {
+  @ValidateNested({ each: true })
+  @Type(() => Seat)
+  seats: Seat[];
+
+  @IsOptional()
+  @IsObject()
+  names?: Record<string, string>;
+}
+
+describe('validation: fields named like inherited members are refused, at any depth', () => {
+  const pipe = createValidationPipe();
+  const body = (json: string) => pipe.transform(JSON.parse(json), { type: 'body', metatype: Booking });
+
+  it.each(['toString', 'constructor', 'valueOf', 'hasOwnProperty', '__proto__'])(
+    'refuses %s in the DTO, in a nested DTO of an array and in a free-form map, with each path',
+    async (name) => {
+      await expect(body(`{"seats": [{"row": "A", "number": 1}], "${name}": "x"}`)).rejects.toMatchObject({
+        errors: { [name]: ['should not exist'] },
+      });
+      await expect(body(`{"seats": [{"row": "A", "number": 1, "${name}": 2}]}`)).rejects.toMatchObject({
+        errors: { [`seats.0.${name}`]: ['should not exist'] },
+      });
+      await expect(
+        body(`{"seats": [{"row": "A", "number": 1}], "names": {"ok": "a", "${name}": "b"}}`),
+      ).rejects.toMatchObject({ errors: { [`names.${name}`]: ['should not exist'] } });
+      await expect(assertValid(Seat, JSON.parse(`{"row": "A", "number": 1, "${name}": 1}`))).rejects.toMatchObject({
+        errors: { [name]: ['should not exist'] },
+      });
+    },
+  );
+
+  it('still takes a body without them, free-form keys included, and still refuses other unknown fields', async () => {
+    const booking = (await body('{"seats": [{"row": "A", "number": 1}], "names": {"ana": "a"}}')) as Booking;
+    expect(booking).toBeInstanceOf(Booking);
+    expect(booking.names).toEqual({ ana: 'a' });
+    await expect(body('{"seats": [], "other": 1}')).rejects.toMatchObject({ errors: { other: ['should not exist'] } });
+  });
+});
 
 describe('validation: an object is checked once per DTO class', () => {
   const validate = jest.spyOn(classValidator, 'validate');

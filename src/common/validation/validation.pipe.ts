@@ -28,9 +28,10 @@ export function createValidationPipe(): ValidationPipe {
   });
 }
 
-/** Nest's validation pipe, remembering the DTOs it validated (see `checked`). */
+/** Nest's validation pipe, refusing inherited names (see `refuseInheritedNames`) and remembering the DTOs it validated (see `checked`). */
 class RememberingValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.metatype && this.toValidate(metadata)) refuseInheritedNames(value);
     const result: unknown = await super.transform(value, metadata);
     if (metadata.metatype && this.toValidate(metadata) && result instanceof metadata.metatype) {
       checked.set(result, { type: metadata.metatype as ClassConstructor<object>, instance: result });
@@ -46,12 +47,38 @@ class RememberingValidationPipe extends ValidationPipe {
 export async function assertValid<T extends object>(type: ClassConstructor<T>, input: T): Promise<T> {
   const known = checked.get(input);
   if (known?.type === type) return known.instance as T;
+  refuseInheritedNames(input);
   const instance = input instanceof type ? input : plainToInstance(type, input);
   const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: true });
   if (errors.length > 0) throw new ValidationError(flatten(errors));
   checked.set(input, { type, instance });
   checked.set(instance, { type, instance });
   return instance;
+}
+
+/** Names every object inherits: `toString`, `constructor`, `valueOf`, `hasOwnProperty`, `__proto__`… */
+const INHERITED_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/**
+ * Refuses a field named like a member every object inherits, at any depth, with its path (as an
+ * unknown field: "should not exist"). Without this such a field would pass unseen: the
+ * whitelist check of class-validator finds the inherited member and takes the field for a
+ * declared one, and class-transformer drops it, from a DTO and from a free-form map alike
+ * (a split participant named `constructor` would vanish).
+ */
+function refuseInheritedNames(value: unknown): void {
+  const found: string[] = [];
+  const visit = (node: unknown, path: string): void => {
+    if (node === null || typeof node !== 'object') return;
+    for (const key of Object.keys(node)) {
+      const at = path ? `${path}.${key}` : key;
+      if (INHERITED_NAMES.has(key)) found.push(at);
+      else visit((node as Record<string, unknown>)[key], at);
+    }
+  };
+  visit(value, '');
+  // fromEntries makes each path an own field, `__proto__` included (an assignment would set the prototype).
+  if (found.length > 0) throw new ValidationError(Object.fromEntries(found.map((at) => [at, ['should not exist']])));
 }
 
 export function flatten(errors: ClassValidatorError[], prefix = ''): FieldErrors {
