@@ -28,7 +28,10 @@ export function createValidationPipe(): ValidationPipe {
   });
 }
 
-/** Nest's validation pipe, refusing inherited names (see `refuseInheritedNames`) and remembering the DTOs it validated (see `checked`). */
+/**
+ * Nest's validation pipe, refusing inherited names (see `refuseInheritedNames`) and remembering
+ * the DTOs it validated (see `checked`).
+ */
 class RememberingValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.metatype && this.toValidate(metadata)) refuseInheritedNames(value);
