@@ -124,6 +124,19 @@ describe('bad input', () => {
     });
   });
 
+  describe('a JSON body that is not an object', () => {
+    it('is refused with 400 and the path "body", also where every field is optional', async () => {
+      const user = await createUser(t);
+      for (const raw of ['null', '5', '"x"', 'true', '[]', '[{"name": "A"}]']) {
+        const patched = await t.http.patch(`/users/${user.id}/`, undefined, { ...json(raw), token: superuser.access });
+        expect([raw, patched.status, patched.body.errors]).toEqual([raw, 400, { body: ['must be an object'] }]);
+      }
+      const login = await t.http.post('/user/login/', undefined, json('null'));
+      expect(login.status).toBe(400);
+      expect(login.body.errors).toEqual({ body: ['must be an object'] });
+    });
+  });
+
   describe('fields named like members every object inherits (toString, constructor…)', () => {
     it('refuses them as unknown fields, with the path, in a body, a nested object, a map and a query', async () => {
       const login = await t.http.post(

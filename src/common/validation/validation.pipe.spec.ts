@@ -28,6 +28,27 @@ class Booking {
   names?: Record<string, string>;
 }
 
+class Patch {
+  @IsOptional()
+  @IsString()
+  name?: string;
+}
+
+describe('validation: a body is an object', () => {
+  const pipe = createValidationPipe();
+
+  it.each([null, 5, 'x', true, [], [{ name: 'a' }]])('refuses %j even where every field is optional', async (value) => {
+    await expect(pipe.transform(value, { type: 'body', metatype: Patch })).rejects.toMatchObject({
+      errors: { body: ['must be an object'] },
+    });
+  });
+
+  it('takes an object, and no body at all as an empty one', async () => {
+    expect(await pipe.transform({ name: 'a' }, { type: 'body', metatype: Patch })).toEqual({ name: 'a' });
+    expect(await pipe.transform(undefined, { type: 'body', metatype: Patch })).toBeInstanceOf(Patch);
+  });
+});
+
 describe('validation: fields named like inherited members are refused, at any depth', () => {
   const pipe = createValidationPipe();
   const body = (json: string) => pipe.transform(JSON.parse(json), { type: 'body', metatype: Booking });

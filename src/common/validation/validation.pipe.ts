@@ -29,12 +29,24 @@ export function createValidationPipe(): ValidationPipe {
 }
 
 /**
- * Nest's validation pipe, refusing inherited names (see `refuseInheritedNames`) and remembering
- * the DTOs it validated (see `checked`).
+ * Nest's validation pipe, refusing a body that is not an object and inherited names (see
+ * `refuseInheritedNames`), and remembering the DTOs it validated (see `checked`).
  */
 class RememberingValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.metatype && this.toValidate(metadata)) refuseInheritedNames(value);
+    if (metadata.metatype && this.toValidate(metadata)) {
+      // Nest would validate `null` as an empty object, and a number, string or array as one
+      // with none of the DTO's fields: a DTO whose fields are all optional would take them.
+      // No body at all (undefined) stays an empty object, as Nest makes it.
+      if (
+        metadata.type === 'body' &&
+        value !== undefined &&
+        (typeof value !== 'object' || value === null || Array.isArray(value))
+      ) {
+        throw ValidationError.of('body', 'must be an object');
+      }
+      refuseInheritedNames(value);
+    }
     const result: unknown = await super.transform(value, metadata);
     if (metadata.metatype && this.toValidate(metadata) && result instanceof metadata.metatype) {
       checked.set(result, { type: metadata.metatype as ClassConstructor<object>, instance: result });
