@@ -1,6 +1,6 @@
 import { createSeller, createUser, TestUser } from '../support/identity';
 import { LogCapture } from '../support/log-capture';
-import { payingSeller } from '../support/payments';
+import { CARDS, payingSeller } from '../support/payments';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /** Input no validator should ever see: absurd nesting, ill-formed UTF-16. Always 400, never 500. */
@@ -134,6 +134,26 @@ describe('bad input', () => {
       const login = await t.http.post('/user/login/', undefined, json('null'));
       expect(login.status).toBe(400);
       expect(login.body.errors).toEqual({ body: ['must be an object'] });
+    });
+
+    it('no body at all is refused where the document requires one, and taken where it is optional', async () => {
+      const seller = await payingSeller(t, superuser);
+      const patched = await t.http.patch(`/sellers/${seller.sellerId}/`, undefined, { token: superuser.access });
+      expect(patched.status).toBe(400);
+      expect(patched.body.errors).toEqual({ body: ['is required'] });
+      const charges = `/unified/accounts/sellers/${seller.sellerId}/transactions/`;
+      const charge = await t.http.post(charges, undefined, { token: superuser.access });
+      expect(charge.body.errors).toEqual({ body: ['is required'] });
+      // A void's body is optional (API.md): none at all voids with no reason.
+      const approved = await t.http.post(
+        charges,
+        { amount: '5.00', payment_type: 'credit', card: CARDS.visa },
+        { token: superuser.access },
+      );
+      expect(approved.body.status).toBe('approved');
+      const voided = await t.http.post(`${charges}${approved.body.id}/void/`, undefined, { token: superuser.access });
+      expect(voided.status).toBe(200);
+      expect(voided.body.status).toBe('voided');
     });
   });
 

@@ -2,6 +2,7 @@ import * as classValidator from 'class-validator';
 import { Type } from 'class-transformer';
 import { IsInt, IsObject, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
 import { ValidationError } from '../errors/api-error';
+import { OptionalBody } from './optional.decorator';
 import { assertValid, createValidationPipe } from './validation.pipe';
 
 class Seat {
@@ -34,7 +35,14 @@ class Patch {
   name?: string;
 }
 
-describe('validation: a body is an object', () => {
+@OptionalBody()
+class OmittablePatch {
+  @IsOptional()
+  @IsString()
+  name?: string;
+}
+
+describe('validation: a body is an object, and present unless its DTO may be left out', () => {
   const pipe = createValidationPipe();
 
   it.each([null, 5, 'x', true, [], [{ name: 'a' }]])('refuses %j even where every field is optional', async (value) => {
@@ -43,9 +51,17 @@ describe('validation: a body is an object', () => {
     });
   });
 
-  it('takes an object, and no body at all as an empty one', async () => {
+  it('takes an object; no body at all only where the DTO may be left out (an empty one then)', async () => {
     expect(await pipe.transform({ name: 'a' }, { type: 'body', metatype: Patch })).toEqual({ name: 'a' });
-    expect(await pipe.transform(undefined, { type: 'body', metatype: Patch })).toBeInstanceOf(Patch);
+    await expect(pipe.transform(undefined, { type: 'body', metatype: Patch })).rejects.toMatchObject({
+      errors: { body: ['is required'] },
+    });
+    const omitted = await pipe.transform(undefined, { type: 'body', metatype: OmittablePatch });
+    expect(omitted).toBeInstanceOf(OmittablePatch);
+    expect(omitted).toEqual({});
+    await expect(pipe.transform(null, { type: 'body', metatype: OmittablePatch })).rejects.toMatchObject({
+      errors: { body: ['must be an object'] },
+    });
   });
 });
 

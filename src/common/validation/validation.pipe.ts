@@ -3,6 +3,7 @@ import { plainToInstance, type ClassConstructor } from 'class-transformer';
 import { validate } from 'class-validator';
 import { FieldErrors, ValidationError } from '../errors/api-error';
 import { FIELD_RULE_CONTEXT, ruleFindings } from './field-rule';
+import { isOptionalBody } from './optional.decorator';
 
 /**
  * Objects that passed validation, with the DTO class they passed as and the instance validation
@@ -35,15 +36,15 @@ export function createValidationPipe(): ValidationPipe {
 class RememberingValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.metatype && this.toValidate(metadata)) {
-      // Nest would validate `null` as an empty object, and a number, string or array as one
-      // with none of the DTO's fields: a DTO whose fields are all optional would take them.
-      // No body at all (undefined) stays an empty object, as Nest makes it.
-      if (
-        metadata.type === 'body' &&
-        value !== undefined &&
-        (typeof value !== 'object' || value === null || Array.isArray(value))
-      ) {
-        throw ValidationError.of('body', 'must be an object');
+      // Nest would validate no body and `null` as an empty object, and a number, string or
+      // array as one with none of the DTO's fields: a DTO whose fields are all optional would
+      // take them. Only a DTO marked @OptionalBody() may be left out (an empty object then).
+      if (metadata.type === 'body') {
+        if (value === undefined) {
+          if (!isOptionalBody(metadata.metatype)) throw ValidationError.of('body', 'is required');
+        } else if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+          throw ValidationError.of('body', 'must be an object');
+        }
       }
       refuseInheritedNames(value);
     }

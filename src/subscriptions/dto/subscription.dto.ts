@@ -16,6 +16,7 @@ import {
 import { formatMoney } from '../../common/money/money';
 import { PageQueryDto } from '../../common/pagination/pagination';
 import { FieldRule } from '../../common/validation/field-rule';
+import { OptionalBody } from '../../common/validation/optional.decorator';
 import { normaliseDocument } from '../../sellers/document';
 import { CardDto } from '../../transactions/dto/transaction.dto';
 import type {
@@ -88,6 +89,7 @@ export class SubscribeDto {
   payment: SubscriptionPaymentDto;
 }
 
+@OptionalBody()
 export class CancelSubscriptionDto {
   @ApiPropertyOptional({
     default: true,

@@ -17,6 +17,7 @@ import {
 } from 'class-validator';
 import { MoneyField } from '../../common/money/money.decorators';
 import { FieldRule } from '../../common/validation/field-rule';
+import { OptionalBody } from '../../common/validation/optional.decorator';
 import { normaliseDocument } from '../../sellers/document';
 import { detectBrand, passesLuhn } from '../processor/card';
 import { CreatedRangeQueryDto } from '../../common/pagination/created-range.dto';
@@ -213,6 +214,7 @@ export class TransactionListQueryDto extends CreatedRangeQueryDto {
   amount_max?: string;
 }
 
+@OptionalBody()
 export class VoidTransactionDto {
   @ApiPropertyOptional({ example: 'Customer cancelled the order' })
   @IsOptional()
