@@ -39,7 +39,7 @@ class RememberingValidationPipe extends ValidationPipe {
       // Nest would validate no body and `null` as an empty object, and a number, string or
       // array as one with none of the DTO's fields: a DTO whose fields are all optional would
       // take them. Only a DTO marked @OptionalBody() may be left out (an empty object then).
-      if (metadata.type === 'body') {
+      if (metadata.type === 'body' && metadata.data === undefined) {
         if (value === undefined) {
           if (!isOptionalBody(metadata.metatype)) throw ValidationError.of('body', 'is required');
         } else if (typeof value !== 'object' || value === null || Array.isArray(value)) {
