@@ -41,7 +41,7 @@ export async function baselineBenchmark(): Promise<void> {
   }
 }
 
-/** Interleaved rounds of detail GETs, then of charges, on `servers.service` (this build) and `servers.bare` (the baseline). */
+/** Interleaved rounds of detail GETs, then of charges: `servers.service` is this build, `servers.bare` the baseline. */
 async function compare(databaseUrl: string, servers: { service: BenchServer; bare: BenchServer }, folder: string) {
   const sql = new Client({ connectionString: databaseUrl });
   await sql.connect();

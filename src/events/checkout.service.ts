@@ -48,10 +48,10 @@ const HOLD_ATTEMPTS = 3;
 
 /**
  * The public checkout of a ticketed event. Seats are held with the order and its pending charge
- * in one database transaction (an UPDATE that the database's CHECK refuses past the quantity,
- * so nothing can oversell); the payment goes through the transactions service; the order then follows its transaction — paid (tickets issued and
- * e-mailed), declined, or released when unpaid at `expires_at` — in the database
- * transaction that changes the transaction's status.
+ * in one database transaction (an UPDATE that the database's CHECK refuses past the quantity, so
+ * nothing can oversell); the payment goes through the transactions service; the order then
+ * follows its transaction — paid (tickets issued and e-mailed), declined, or released when unpaid
+ * at `expires_at` — in the database transaction that changes the transaction's status.
  */
 @Injectable()
 export class CheckoutService implements OnModuleInit, TransactionSettlementListener {

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { CheckoutService } from '../../src/events/checkout.service';
+import { TicketedEventsRepository } from '../../src/events/ticketed-events.repository';
 import { createUser, TestUser } from '../support/identity';
 import { CARDS, PayingSeller, payingSeller } from '../support/payments';
 import { TestSmtpServer } from '../support/smtp';
@@ -494,6 +495,51 @@ describe('ticketed events and checkout', () => {
     expect((await seats(e.id)).VIP).toEqual({ quantity: 2, sold: 0, held: 2 });
     expect(await orderCount()).toBe(orders);
     expect(await charges()).toBe(chargesBefore); // the pending charge was in the refused transaction
+  });
+
+  it('seats that come back after a refused hold: the order is placed again, once, with one charge', async () => {
+    const e = await newEvent();
+    const vip = e.ticket_types[1]; // 2 seats
+    const orders = await orderCount();
+    const charges = async () =>
+      Number((await t.db.query(`SELECT count(*) FROM transactions WHERE source = 'event_checkout'`)).rows[0].count);
+    const chargesBefore = await charges();
+    // Another buyer holds both seats while this checkout's hold waits, and lets them go right after
+    // the database refused this hold (before the checkout counts what is left).
+    const repository = t.app.get(TicketedEventsRepository);
+    const seatsLeft = repository.seatsLeft.bind(repository);
+    const count = jest.spyOn(repository, 'seatsLeft').mockImplementationOnce(async (ids) => {
+      await t.db.query('UPDATE ticket_types SET held = held - 2 WHERE id = $1', [vip.id]);
+      return seatsLeft(ids);
+    });
+    const other = new Client({ connectionString: t.databaseUrl });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query('UPDATE ticket_types SET held = held + 2 WHERE id = $1', [vip.id]);
+      const pending = checkout(
+        e.id,
+        checkoutBody([{ ticket_type: vip.id, quantity: 1 }], { type: 'credit', card: CARDS.visa }),
+      );
+      await eventually(async () => {
+        const { rows } = await t.db.query(
+          `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+           WHERE NOT l.granted AND a.datname = current_database()`,
+        );
+        return rows[0].n > 0;
+      });
+      await other.query('COMMIT');
+      const placed = await pending;
+      expect(placed.status).toBe(201);
+      expect(placed.body.status).toBe('paid');
+      expect(count).toHaveBeenCalledTimes(1);
+    } finally {
+      count.mockRestore();
+      await other.end();
+    }
+    expect((await seats(e.id)).VIP).toEqual({ quantity: 2, sold: 1, held: 0 });
+    expect(await orderCount()).toBe(orders + 1);
+    expect(await charges()).toBe(chargesBefore + 1);
   });
 
   it('Idempotency-Key: a retried checkout is answered with the first order and holds nothing twice', async () => {
