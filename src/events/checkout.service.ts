@@ -113,7 +113,10 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
       throw new ConflictError('sales_closed', 'Ticket sales for this event are closed or not open yet.');
     }
     const { items, amount } = checkItems(input, types);
-    const charge = await this.checkPayment(event, input, amount);
+    // The order's id is its charge's reference. A hold the database refused wrote nothing, so a
+    // new attempt places the order again under the same id.
+    const id = randomUUID();
+    const charge = await this.checkPayment(event, input, amount, id);
     // Too few seats left as this request read the event: refused without locking the seat rows.
     const short = items.find((item) => seatsLeftOf(types, item.ticketTypeId) < item.quantity);
     if (short) throw notEnoughSeats(short, seatsLeftOf(types, short.ticketTypeId));
@@ -131,7 +134,6 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     };
     const key = heldIdempotencyKey();
     for (let attempt = 1; ; attempt++) {
-      const id = randomUUID();
       const placed: PlacedOrder = {
         orderId: id,
         event,
@@ -191,7 +193,8 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     const placed = { orderId, event, items, settled: null };
     const resumeOf = await this.chargeOf(order);
     try {
-      return await this.charge(placed, order, await this.checkPayment(event, input, order.amount), { resumeOf });
+      const charge = await this.checkPayment(event, input, order.amount, orderId);
+      return await this.charge(placed, order, charge, { resumeOf });
     } catch (error) {
       // Refused before any charge existed (a 4xx: the event no longer takes this payment type, the
       // seller has no rate plan): the seats go back. Anything else leaves the order pending for the
@@ -216,7 +219,7 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     options: ChargeOptions,
   ): Promise<CheckoutOrderDto> {
     const tx = await this.placing.run(placed, () =>
-      this.transactions.create(order.sellerId, { ...charge, reference: order.id }, 'event_checkout', options),
+      this.transactions.create(order.sellerId, charge, 'event_checkout', options),
     );
     // Pending without payment instructions: the processor's outcome is unknown (a card still being
     // decided, or a pix/boleto it failed to issue). The key stays open so a retry resumes the charge.
@@ -384,13 +387,15 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
   }
 
   /**
-   * The charge of the order, checked by the transactions service's own rules before any seat
-   * is held, with its field paths moved to where the checkout body has them.
+   * The charge of the order (its reference: the order's id), checked by the transactions
+   * service's own rules before any seat is held, with its field paths moved to where the
+   * checkout body has them. The transactions service does not check the same object again.
    */
   private async checkPayment(
     event: TicketedEventRow,
     input: CheckoutDto,
     amount: Cents,
+    orderId: string,
   ): Promise<CreateTransactionDto> {
     const problems: FieldErrors = {};
     const { payment, buyer } = input;
@@ -410,6 +415,7 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
       card: payment.card,
       description: `${event.name} (tickets)`.slice(0, 255),
       customer: { name: buyer.name, email: buyer.email, document: document?.digits ?? buyer.document },
+      reference: orderId,
     };
     try {
       await this.transactions.checkPayment(charge);

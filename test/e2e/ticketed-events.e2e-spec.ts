@@ -1,3 +1,4 @@
+import * as classValidator from 'class-validator';
 import { Client } from 'pg';
 import { CheckoutService } from '../../src/events/checkout.service';
 import { TicketedEventsRepository } from '../../src/events/ticketed-events.repository';
@@ -123,6 +124,22 @@ describe('ticketed events and checkout', () => {
             + (SELECT count(*) FROM outbox_events WHERE data::text LIKE '%4111111111111111%') AS n`,
     );
     expect(Number(rows[0].n)).toBe(0);
+  });
+
+  it("a checkout checks its body once and its charge once (the transactions service takes the checkout's check)", async () => {
+    const event = await newEvent();
+    const validate = jest.spyOn(classValidator, 'validate');
+    try {
+      const res = await checkout(
+        event.id,
+        checkoutBody([{ ticket_type: event.ticket_types[0].id, quantity: 1 }], { type: 'credit', card: CARDS.visa }),
+      );
+      expect(res.status).toBe(201);
+      const checked = validate.mock.calls.map(([target]) => (target as unknown as object).constructor.name);
+      expect(checked.sort()).toEqual(['CheckoutDto', 'CreateTransactionDto']);
+    } finally {
+      validate.mockRestore();
+    }
   });
 
   it('card declined: the order is declined, no ticket, and its seats are back on sale', async () => {
@@ -533,6 +550,9 @@ describe('ticketed events and checkout', () => {
       expect(placed.status).toBe(201);
       expect(placed.body.status).toBe('paid');
       expect(count).toHaveBeenCalledTimes(1);
+      // The order placed again kept its id, which its one charge names as its reference.
+      const { rows } = await t.db.query('SELECT reference FROM transactions WHERE id = $1', [placed.body.transaction]);
+      expect(rows).toEqual([{ reference: placed.body.id }]);
     } finally {
       count.mockRestore();
       await other.end();
