@@ -56,10 +56,10 @@ export class SubscriptionPlansController {
       'month, year), an optional free trial, and the payment types subscribers may use (`credit`, `pix`). ' +
       'Amount, interval, trial and payment types never change afterwards: create another plan instead. ' +
       'Needs `subscriptions.manage` on the seller (API keys get 403); an unknown seller, or one the user has ' +
-      'no access to, answers 404.',
+      'no access to, answers 400 `seller_not_found` (as for events).',
   })
   @ApiCreatedResponse({ type: SubscriptionPlanResponseDto })
-  @ApiErrorResponses(400, 404)
+  @ApiErrorResponses(400, 409, 422)
   create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateSubscriptionPlanDto,

@@ -64,7 +64,11 @@ export class SubscriptionsService {
   // ---- plans (seller side)
 
   async createPlan(principal: Principal, input: CreateSubscriptionPlanDto): Promise<SubscriptionPlanResponseDto> {
-    await this.authorization.authorizeSeller(principal, input.seller, { permission: 'subscriptions.manage' });
+    // A seller named in the body that the caller cannot see is "Seller not found." (400), as for events.
+    await this.authorization.authorizeSeller(principal, input.seller, {
+      permission: 'subscriptions.manage',
+      unknownSellerIsBadRequest: true,
+    });
     const amount = checkMoney(input.amount);
     if (!amount.ok) throw ValidationError.of('amount', amount.message);
     return requestTransaction(this.dataSource, async (manager) => {

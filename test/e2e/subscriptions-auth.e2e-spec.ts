@@ -23,9 +23,9 @@ describe('auth matrix: subscriptions', () => {
   });
   afterAll(() => t.close());
 
-  const sellerSide = (ok: number) => ({
+  const sellerSide = (ok: number, noAccess = 404) => ({
     ...UNAUTHENTICATED,
-    noAccess: 404,
+    noAccess,
     noPermission: 403,
     permitted: ok,
     superuser: ok,
@@ -45,7 +45,8 @@ describe('auth matrix: subscriptions', () => {
     'POST /subscriptions/plan': {
       method: 'POST',
       request: () => ({ path: '/subscriptions/plan/', body: planBody() }),
-      expect: sellerSide(201),
+      // A seller the caller cannot see, named in the body, is "Seller not found." (400), as for events.
+      expect: sellerSide(201, 400),
     },
     'GET /subscriptions/plan?seller=': {
       method: 'GET',
@@ -102,5 +103,17 @@ describe('auth matrix: subscriptions', () => {
     expect(res.body.code).toBe('subscription_plan_not_found');
     const key = await t.http.get(`/subscriptions/plan/?seller=${w.sellerA}`, { token: w.callers.apiKey });
     expect(key.body.code).toBe('api_key_not_allowed');
+  });
+
+  it('a plan for a seller that does not exist, or one the caller cannot see, is 400 "Seller not found." (nothing leaks)', async () => {
+    for (const [seller, token] of [
+      ['7d7e1b6c-55b1-4d6c-9a1a-0e4bfe5a2a11', w.superuser.access],
+      ['7d7e1b6c-55b1-4d6c-9a1a-0e4bfe5a2a11', w.callers.permitted],
+      [w.sellerB, w.callers.permitted],
+    ]) {
+      const res = await t.http.post('/subscriptions/plan/', { ...planBody(), seller }, { token });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'seller_not_found', message: 'Seller not found.' });
+    }
   });
 });
