@@ -3,6 +3,11 @@
 const { readFileSync, readdirSync } = require('node:fs');
 const { join } = require('node:path');
 
+// The tests run in a time zone that is not UTC (São Paulo, UTC−3 all year), as a host of this
+// service may: code that reads or prints a time in the host's zone instead of UTC fails them.
+// Set before jest starts its workers, which inherit it.
+process.env.TZ = 'America/Sao_Paulo';
+
 // The build's swc settings (.swcrc), with inline source maps for stack traces.
 const swc = { ...JSON.parse(readFileSync(join(__dirname, '.swcrc'), 'utf8')), sourceMaps: 'inline', swcrc: false };
 

@@ -6,6 +6,7 @@ import { AppModule } from './app.module';
 import { UsersService } from './auth/users.service';
 import { demoCurlLines, seedDemo } from './demo/seed-demo';
 import { PinoNestLogger, createLogger } from './common/logging/logger';
+import { parseDateTime } from './common/validation/date-time.decorator';
 import { HttpMetrics } from './metrics/http-metrics';
 import { RatePlansSyncService, SyncFileError } from './plans/rate-plans-sync.service';
 import { SingleBar, Presets } from 'cli-progress';
@@ -108,8 +109,8 @@ program
   .description('run the subscription renewal job once: charge, retry, expire and cancel what is due as of --now')
   .option('--now <iso>', 'the time to run as of (ISO 8601), default the current time')
   .action(async (options: { now?: string }) => {
-    const now = options.now === undefined ? new Date() : new Date(options.now);
-    if (Number.isNaN(now.getTime())) throw new Error('--now must be an ISO 8601 time, e.g. 2027-03-31T12:00:00Z');
+    const now = options.now === undefined ? new Date() : parseDateTime(options.now);
+    if (!now) throw new Error('--now must be an ISO 8601 time, e.g. 2027-03-31T12:00:00Z');
     await withApplication(async (app) => {
       const summary = await app.get(SubscriptionRenewals).run(now);
       console.log(

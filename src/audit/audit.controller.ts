@@ -5,6 +5,7 @@ import { Page, PageOf, toPageRequest } from '../common/pagination/pagination';
 import { ApiErrorResponses } from '../openapi/api-error-responses.decorator';
 import { AuditLogService } from './audit-log.service';
 import { AuditEntryResponseDto, AuditLogQueryDto } from './dto/audit-entry.dto';
+import { instantOf } from '../common/validation/date-time.decorator';
 
 @ApiTags('audit log')
 @Controller('audit')
@@ -26,7 +27,7 @@ export class AuditController {
         actorId: query.actor,
         sellerId: query.seller,
         action: query.action,
-        createdAfter: query.created_after ? new Date(query.created_after) : undefined,
+        createdAfter: query.created_after ? instantOf(query.created_after) : undefined,
       },
       toPageRequest(query),
     );

@@ -17,6 +17,7 @@ import { EventOrdersRepository } from './event-orders.repository';
 import { toEventOrderView, toEventView } from './event-views';
 import { normaliseTicketCode } from './ticket-code';
 import { EventChanges, NewTicketType, TicketedEventRow, TicketedEventsRepository } from './ticketed-events.repository';
+import { instantOf } from '../common/validation/date-time.decorator';
 
 /**
  * The seller's side of ticketed events (API.md section 10.1): create, list, update, publish
@@ -39,10 +40,10 @@ export class TicketedEventsService {
     });
     const problems: FieldErrors = {};
     const dates = {
-      startsAt: new Date(input.starts_at),
-      endsAt: new Date(input.ends_at),
-      salesStartAt: new Date(input.sales_start_at),
-      salesEndAt: new Date(input.sales_end_at),
+      startsAt: instantOf(input.starts_at),
+      endsAt: instantOf(input.ends_at),
+      salesStartAt: instantOf(input.sales_start_at),
+      salesEndAt: instantOf(input.sales_end_at),
     };
     checkDates(dates, problems);
     const types = input.ticket_types.map((type, i) => newTicketType(type, `ticket_types.${i}`, problems));
@@ -102,10 +103,10 @@ export class TicketedEventsService {
       const event = (await this.events.lock(manager, id))!;
       const problems: FieldErrors = {};
       const dates = {
-        startsAt: input.starts_at ? new Date(input.starts_at) : event.startsAt,
-        endsAt: input.ends_at ? new Date(input.ends_at) : event.endsAt,
-        salesStartAt: input.sales_start_at ? new Date(input.sales_start_at) : event.salesStartAt,
-        salesEndAt: input.sales_end_at ? new Date(input.sales_end_at) : event.salesEndAt,
+        startsAt: input.starts_at ? instantOf(input.starts_at) : event.startsAt,
+        endsAt: input.ends_at ? instantOf(input.ends_at) : event.endsAt,
+        salesStartAt: input.sales_start_at ? instantOf(input.sales_start_at) : event.salesStartAt,
+        salesEndAt: input.sales_end_at ? instantOf(input.sales_end_at) : event.salesEndAt,
       };
       checkDates(dates, problems);
       const existing = (await this.events.ticketTypes([id], manager)).get(id)!;

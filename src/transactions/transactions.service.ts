@@ -42,6 +42,7 @@ import {
 } from './processor/payment-processor';
 import { SettlementRefused, TransactionSettlements } from './transaction-settlements';
 import { TransactionFilters, TransactionsRepository } from './transactions.repository';
+import { instantOf } from '../common/validation/date-time.decorator';
 
 export type TransactionSource = 'api' | 'event_checkout' | 'subscription' | 'seed';
 
@@ -644,8 +645,8 @@ function filtersOf(query: TransactionListQueryDto): TransactionFilters {
     entryMode: query.entry_mode,
     source: query.source,
     reference: query.reference,
-    createdAfter: query.created_after ? new Date(query.created_after) : undefined,
-    createdBefore: query.created_before ? new Date(query.created_before) : undefined,
+    createdAfter: query.created_after ? instantOf(query.created_after) : undefined,
+    createdBefore: query.created_before ? instantOf(query.created_before) : undefined,
     amountMin: money(query.amount_min),
     amountMax: money(query.amount_max),
   };

@@ -21,6 +21,7 @@ import { LedgerRepository, LineType, SystemAccount, VirtualAccountRow } from './
 import { amountInCents, postedOrThrow, virtualAccountNotFound } from './ledger-errors';
 import { PayoutsRepository } from './payouts.repository';
 import { PAYOUT_JOB, PayoutJob } from './payouts.service';
+import { instantOf } from '../common/validation/date-time.decorator';
 
 interface Payout {
   kind: 'payment' | 'transfer';
@@ -81,8 +82,8 @@ export class VirtualAccountsService {
       id,
       {
         type: query.type,
-        createdAfter: query.created_after ? new Date(query.created_after) : undefined,
-        createdBefore: query.created_before ? new Date(query.created_before) : undefined,
+        createdAfter: query.created_after ? instantOf(query.created_after) : undefined,
+        createdBefore: query.created_before ? instantOf(query.created_before) : undefined,
       },
       page,
     );

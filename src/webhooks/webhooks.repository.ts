@@ -323,7 +323,7 @@ export class WebhooksRepository {
 
   async listEvents(
     sellerId: string,
-    filters: { type?: string; createdAfter?: string },
+    filters: { type?: string; createdAfter?: Date },
     page: PageRequest,
   ): Promise<EventRow[]> {
     const params: unknown[] = [sellerId];

@@ -31,6 +31,7 @@ import { generateWebhookSecret } from './signing';
 import { checkWebhookUrlSyntax, refusedResolution } from './url-safety';
 import { ResolveHost } from './webhook-transport';
 import { EndpointRow, Updatable, WebhooksRepository } from './webhooks.repository';
+import { instantOf } from '../common/validation/date-time.decorator';
 
 export const MAX_ENDPOINTS_PER_SELLER = 16;
 export const SECRET_OVERLAP_HOURS = 24;
@@ -184,8 +185,8 @@ export class WebhooksService {
   /** Queues the seller's events of a period again for this endpoint (recovery after an outage). */
   async replay(sellerId: string, id: string, input: ReplayWebhookDto): Promise<{ queued: number }> {
     const types = input.event_types ? checkEventTypes('event_types', input.event_types, false) : null;
-    const since = new Date(input.since);
-    const until = input.until ? new Date(input.until) : null;
+    const since = instantOf(input.since);
+    const until = input.until ? instantOf(input.until) : null;
     if (until && until <= since) throw ValidationError.of('until', 'must be after since');
     return requestTransaction(this.dataSource, async (manager) => {
       const endpoint = await this.activeEndpoint(manager, sellerId, id);
@@ -205,7 +206,7 @@ export class WebhooksService {
   async listEvents(sellerId: string, query: EventListQueryDto, page: PageRequest): Promise<Page<EventResponseDto>> {
     const rows = await this.webhooks.listEvents(
       sellerId,
-      { type: query.type, createdAfter: query.created_after },
+      { type: query.type, createdAfter: query.created_after ? instantOf(query.created_after) : undefined },
       page,
     );
     return toPage(rows, page, (r) => r.seq, EventResponseDto.of);

@@ -757,6 +757,14 @@ describe('ticketed events and checkout', () => {
         },
       );
       expect(Object.keys(dates.body.errors)).toEqual(expect.arrayContaining(['ends_at']));
+      // A day the month does not have is refused, not rolled over into the next month.
+      const impossible = await t.http.post(
+        '/event/event/',
+        eventBody(seller.sellerId, { starts_at: '2027-02-30T00:00:00Z', sales_end_at: '2027-02-29T00:00:00Z' }),
+        { token: superuser.access },
+      );
+      expect(impossible.status).toBe(400);
+      expect(Object.keys(impossible.body.errors).sort()).toEqual(['sales_end_at', 'starts_at']);
       const dup = await t.http.post(
         '/event/event/',
         eventBody(seller.sellerId, {

@@ -240,9 +240,11 @@ describe('webhook management', () => {
     const badType = await t.http.get(`${base}/events/?type=nope`, as(ownKey));
     expect(badType.status).toBe(400);
     expect(badType.body.errors.type).toBeDefined();
-    const badDate = await t.http.get(`${base}/events/?created_after=yesterday`, as(ownKey));
-    expect(badDate.status).toBe(400);
-    expect(badDate.body.errors.created_after).toBeDefined();
+    for (const date of ['yesterday', '2026-02-30T00:00:00Z']) {
+      const badDate = await t.http.get(`${base}/events/?created_after=${date}`, as(ownKey));
+      expect(badDate.status).toBe(400);
+      expect(badDate.body).toMatchObject({ code: 'validation_failed', errors: { created_after: [expect.any(String)] } });
+    }
   });
 
   it('validates replay periods and refuses test, retry and replay on an inactive endpoint', async () => {
@@ -257,6 +259,9 @@ describe('webhook management', () => {
     );
     expect(backwards.status).toBe(400);
     expect(backwards.body.errors).toEqual({ until: ['must be after since'] });
+    const impossible = await t.http.post(`${base}/${created.id}/replay/`, { since: '2026-02-30T00:00:00Z' }, as());
+    expect(impossible.status).toBe(400);
+    expect(Object.keys(impossible.body.errors)).toEqual(['since']);
     const badTypes = await t.http.post(
       `${base}/${created.id}/replay/`,
       { since: '2026-01-01T00:00:00Z', event_types: ['*'] },
