@@ -243,7 +243,10 @@ describe('webhook management', () => {
     for (const date of ['yesterday', '2026-02-30T00:00:00Z']) {
       const badDate = await t.http.get(`${base}/events/?created_after=${date}`, as(ownKey));
       expect(badDate.status).toBe(400);
-      expect(badDate.body).toMatchObject({ code: 'validation_failed', errors: { created_after: [expect.any(String)] } });
+      expect(badDate.body).toMatchObject({
+        code: 'validation_failed',
+        errors: { created_after: [expect.any(String)] },
+      });
     }
   });
 
