@@ -1,6 +1,16 @@
 import * as classValidator from 'class-validator';
 import { Type } from 'class-transformer';
-import { IsInt, IsObject, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 import { ValidationError } from '../errors/api-error';
 import { OptionalBody } from './optional.decorator';
 import { assertValid, createValidationPipe } from './validation.pipe';
@@ -41,6 +51,41 @@ class OmittablePatch {
   @IsString()
   name?: string;
 }
+
+/** The content checks are listed last, so class-validator runs and reports them first. */
+class Label {
+  @IsString()
+  @MaxLength(20)
+  name: string;
+
+  @IsArray()
+  @IsString({ each: true })
+  @ArrayMaxSize(3)
+  tags: string[];
+}
+
+describe('validation: what a value is comes before what it holds', () => {
+  const pipe = createValidationPipe();
+
+  it('reports a field left out as the wrong kind of value first, in errors and in the message', async () => {
+    const refused = pipe.transform({}, { type: 'body', metatype: Label });
+    await expect(refused).rejects.toMatchObject({
+      message: 'Invalid request: name must be a string (and 1 more field).',
+      errors: {
+        name: ['must be a string', 'must be shorter than or equal to 20 characters'],
+        tags: ['must be an array', 'each value must be a string', 'must contain no more than 3 elements'],
+      },
+    });
+  });
+
+  it('reports only what fails of a value of the right kind', async () => {
+    await expect(
+      pipe.transform({ name: 'x'.repeat(21), tags: ['a', 1] }, { type: 'body', metatype: Label }),
+    ).rejects.toMatchObject({
+      errors: { name: ['must be shorter than or equal to 20 characters'], tags: ['each value must be a string'] },
+    });
+  });
+});
 
 describe('validation: a body is an object, and present unless its DTO may be left out', () => {
   const pipe = createValidationPipe();

@@ -101,7 +101,7 @@ export function flatten(errors: ClassValidatorError[], prefix = ''): FieldErrors
   const result: FieldErrors = {};
   for (const error of errors) {
     const path = prefix ? `${prefix}.${error.property}` : error.property;
-    for (const [name, message] of Object.entries(error.constraints ?? {})) {
+    for (const [name, message] of Object.entries(error.constraints ?? {}).sort(byShapeFirst)) {
       // A field rule may report under paths below its field (customer.name); others report the field.
       const findings = error.contexts?.[name]?.[FIELD_RULE_CONTEXT]
         ? ruleFindings(message)
@@ -113,9 +113,24 @@ export function flatten(errors: ClassValidatorError[], prefix = ''): FieldErrors
   return result;
 }
 
-/** class-validator messages start with the property name ("amount must be ..."); the path already says it. */
+/**
+ * The checks of what a value is (there at all, a list, a string…) before those of its content
+ * (length, range, members): a field left out reads "must be a string", not "must be shorter
+ * than 200 characters", first in `errors` and in the error's `message`. Otherwise in the
+ * order class-validator reports them (a stable sort).
+ */
+const SHAPE_CHECKS = ['isDefined', 'isArray', 'isObject', 'isString', 'isInt', 'isNumber', 'isBoolean'];
+const shapeRank = (name: string) => (SHAPE_CHECKS.includes(name) ? SHAPE_CHECKS.indexOf(name) : SHAPE_CHECKS.length);
+const byShapeFirst = ([a]: [string, string], [b]: [string, string]) => shapeRank(a) - shapeRank(b);
+
+/**
+ * class-validator messages start with the property name ("amount must be ...", "each value in
+ * events must be ..."); the path already says it.
+ */
 function stripProperty(message: string, property: string): string {
   if (message.startsWith(`property ${property} `)) return message.slice(`property ${property} `.length);
   if (message.startsWith(`${property} `)) return message.slice(property.length + 1);
+  if (message.startsWith(`each value in ${property} `))
+    return `each value ${message.slice(`each value in ${property} `.length)}`;
   return message;
 }
