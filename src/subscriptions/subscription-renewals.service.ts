@@ -26,7 +26,9 @@ export interface RenewalSummary {
   awaitingPix: number;
   /** Card charges whose outcome the processor has not told (a timeout): the reconciler settles them. */
   outcomeUnknown: number;
+  /** Subscriptions this run moved to past_due: by a declined card charge, or an unpaid pix charge. */
   pastDue: number;
+  /** Subscriptions this run canceled: retries spent (the last one declined or unpaid), or cancellation at period end. */
   canceled: number;
   /** Charges whose worker died mid-charge, resolved (voided or released) before this run. */
   recovered: number;
@@ -173,8 +175,13 @@ export class SubscriptionRenewals implements OnModuleInit {
         { cardOnFile: subscription.card ?? undefined },
       );
       if (tx.status === 'approved') summary.charged++;
-      else if (tx.status === 'declined') summary.declined++;
-      else if (tx.status === 'pending' && tx.pix) summary.awaitingPix++;
+      else if (tx.status === 'declined') {
+        summary.declined++;
+        // The decline's settlement moved the subscription (past due, or canceled once its retries are spent).
+        const now = await this.repo.findSubscription(subscription.id);
+        if (now?.status !== subscription.status && now?.status === 'past_due') summary.pastDue++;
+        if (now?.status !== subscription.status && now?.status === 'canceled') summary.canceled++;
+      } else if (tx.status === 'pending' && tx.pix) summary.awaitingPix++;
       else if (tx.status === 'pending') summary.outcomeUnknown++;
     } catch (error) {
       // The claim stays in flight: the next run resolves it once this run's lease is released.

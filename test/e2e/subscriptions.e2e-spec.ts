@@ -429,10 +429,15 @@ describe('subscriptions', () => {
       const sub = await subscribe(t, id, { type: 'credit', card: CARDS.declined });
       const due = sub.next_charge_at!;
       for (const days of [0, 1, 3]) {
-        await renew(after(due, days * DAY));
+        // The run's summary counts the subscription going past due once, on its first decline.
+        expect(await renew(after(due, days * DAY))).toMatchObject({
+          declined: 1,
+          pastDue: days === 0 ? 1 : 0,
+          canceled: 0,
+        });
         expect((await subscription(sub.id)).status).toBe('past_due');
       }
-      await renew(after(due, 5 * DAY));
+      expect(await renew(after(due, 5 * DAY))).toMatchObject({ declined: 1, pastDue: 0, canceled: 1 });
       const row = await subscription(sub.id);
       expect(row).toMatchObject({ status: 'canceled', next_charge_at: null });
       expect(row.canceled_at.toISOString()).toBe(after(due, 5 * DAY).toISOString());
