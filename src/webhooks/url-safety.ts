@@ -28,6 +28,12 @@ const IPV4_REFUSED: Range[] = [
   v4('169.254.0.0', 16, 'a link-local address'),
   v4('172.16.0.0', 12, 'a private address'),
   v4('192.168.0.0', 16, 'a private address'),
+  // Special-purpose blocks that are not reachable on the internet (IANA registry, RFC 6890).
+  v4('192.0.0.0', 24, 'an IETF protocol assignment address'),
+  v4('192.0.2.0', 24, 'a documentation (TEST-NET) address'),
+  v4('198.18.0.0', 15, 'a benchmarking address'),
+  v4('198.51.100.0', 24, 'a documentation (TEST-NET) address'),
+  v4('203.0.113.0', 24, 'a documentation (TEST-NET) address'),
   v4('224.0.0.0', 4, 'a multicast address'),
   v4('240.0.0.0', 4, 'a reserved or broadcast address'),
 ];
@@ -45,6 +51,12 @@ const IPV6_REFUSED: Range[] = [
   v6('fec0::', 10, 'a site-local address'),
   v6('fc00::', 7, 'a unique local (private) address'),
   v6('ff00::', 8, 'a multicast address'),
+  v6('100::', 64, 'a discard-only address'),
+  v6('2001:db8::', 32, 'a documentation address'),
+  v6('3fff::', 20, 'a documentation address'),
+  // Tunnels that carry an IPv4 address inside (deprecated; the IPv4 address could be any of the above).
+  v6('2001::', 32, 'a Teredo tunnel address'),
+  v6('2002::', 16, 'a 6to4 tunnel address'),
 ];
 
 /** IPv6 prefixes that carry an IPv4 address in their last 32 bits: the IPv4 address decides. */
