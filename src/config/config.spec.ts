@@ -36,6 +36,30 @@ describe('configuration', () => {
     expect(() => readEnvironment({ JWT_SECRET: 'short-secret' })).not.toThrow(/short-secret/);
   });
 
+  it('takes TRUST_PROXY as a flag or as the proxies whose X-Forwarded-For is believed', () => {
+    expect(readEnvironment({}).TRUST_PROXY).toBe(false);
+    expect(readEnvironment({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
+    expect(readEnvironment({ TRUST_PROXY: '0' }).TRUST_PROXY).toBe(false);
+    expect(readEnvironment({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,fd00::/8' }).TRUST_PROXY).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+      'fd00::/8',
+    ]);
+    for (const bad of [
+      'maybe',
+      '10.0.0.0/33',
+      'fd00::/129',
+      '10.0.0.1/8/9',
+      '10.0.0.0/x',
+      'true,10.0.0.1',
+      '10.0.0.1,',
+    ]) {
+      expect(() => readEnvironment({ TRUST_PROXY: bad })).toThrow(
+        /TRUST_PROXY must be "true", "false" or a comma-separated list of proxy addresses or CIDR blocks/,
+      );
+    }
+  });
+
   it('reports every problem at once', () => {
     try {
       readEnvironment({ PORT: '-1', ACCESS_TOKEN_TTL: 'x' });

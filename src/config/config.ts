@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /**
@@ -30,6 +31,29 @@ const urlWithProtocol = (protocols: string[]) =>
     },
     { message: `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}` },
   );
+
+/** An address or a CIDR block ("10.0.0.0/8", "fd00::/8"). */
+function isAddressOrBlock(entry: string): boolean {
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
+/**
+ * Whose X-Forwarded-For is believed: "false" nobody's, "true" anybody's (the left-most address;
+ * only behind a proxy that overwrites the header), or the proxies' addresses and blocks,
+ * comma-separated: the client address is then the nearest one the proxies did not add.
+ */
+const trustProxy = z.union([
+  booleanFlag,
+  z
+    .string()
+    .transform((v) => v.split(',').map((entry) => entry.trim()))
+    .refine((entries) => entries.every(isAddressOrBlock), {
+      message: 'must be "true", "false" or a comma-separated list of proxy addresses or CIDR blocks',
+    }),
+]);
 
 const envSchema = z
   .object({
@@ -93,7 +117,7 @@ const envSchema = z
       })
       .default('info'),
     WORKERS_IN_API: booleanFlag.default(true),
-    TRUST_PROXY: booleanFlag.default(false),
+    TRUST_PROXY: trustProxy.default(false),
     DATABASE_QUERY_TIMEOUT: secondsBetween(1, 600).default(10),
     DATABASE_WAIT_TIMEOUT: secondsBetween(0, 600).default(30),
     SHUTDOWN_TIMEOUT: secondsBetween(1, 300).default(15),
@@ -152,8 +176,8 @@ export interface AppConfig {
   paymentsProcessor: Environment['PAYMENTS_PROCESSOR'];
   logLevel: Environment['LOG_LEVEL'];
   workersInApi: boolean;
-  /** Take the client address from X-Forwarded-For (behind a load balancer). */
-  trustProxy: boolean;
+  /** Whose X-Forwarded-For gives the client address: nobody's, anybody's, or these proxies' (addresses and CIDR blocks). */
+  trustProxy: boolean | string[];
   /** Seconds a stopping API waits for running requests. */
   shutdownTimeout: number;
 }

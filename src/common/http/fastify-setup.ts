@@ -26,7 +26,7 @@ export function createFastifyAdapter(options: {
   logger: Logger;
   metrics: HttpMetrics;
   drain: RequestDrain;
-  trustProxy: boolean;
+  trustProxy: boolean | string[];
   fastJson: FastJsonSerializers;
 }): FastifyAdapter {
   const { logger, metrics } = options;
