@@ -6,6 +6,7 @@ import type { Principal } from '../auth/principal';
 import { ConflictError, FieldErrors, NotFoundError, ValidationError } from '../common/errors/api-error';
 import { checkMoney } from '../common/money/money';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
+import { instantOf } from '../common/validation/date-time.decorator';
 import type { CheckedInTicketDto, EventOrderDto, EventOrderListQueryDto } from './dto/checkout.dto';
 import type {
   CreateTicketedEventDto,
@@ -17,7 +18,6 @@ import { EventOrdersRepository } from './event-orders.repository';
 import { toEventOrderView, toEventView } from './event-views';
 import { normaliseTicketCode } from './ticket-code';
 import { EventChanges, NewTicketType, TicketedEventRow, TicketedEventsRepository } from './ticketed-events.repository';
-import { instantOf } from '../common/validation/date-time.decorator';
 
 /**
  * The seller's side of ticketed events (API.md section 10.1): create, list, update, publish

@@ -178,9 +178,9 @@ export class SubscriptionRenewals implements OnModuleInit {
       else if (tx.status === 'declined') {
         summary.declined++;
         // The decline's settlement moved the subscription (past due, or canceled once its retries are spent).
-        const now = await this.repo.findSubscription(subscription.id);
-        if (now?.status !== subscription.status && now?.status === 'past_due') summary.pastDue++;
-        if (now?.status !== subscription.status && now?.status === 'canceled') summary.canceled++;
+        const status = (await this.repo.findSubscription(subscription.id))?.status;
+        if (status !== subscription.status && status === 'past_due') summary.pastDue++;
+        if (status !== subscription.status && status === 'canceled') summary.canceled++;
       } else if (tx.status === 'pending' && tx.pix) summary.awaitingPix++;
       else if (tx.status === 'pending') summary.outcomeUnknown++;
     } catch (error) {

@@ -14,6 +14,7 @@ import {
 } from '../common/idempotency/request-transaction';
 import { checkMoney, checkPercentage, Cents, percentOf } from '../common/money/money';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
+import { instantOf } from '../common/validation/date-time.decorator';
 import { assertValid } from '../common/validation/validation.pipe';
 import { SellersService } from '../sellers/sellers.service';
 import { JobQueue } from '../jobs/job-queue.service';
@@ -42,7 +43,6 @@ import {
 } from './processor/payment-processor';
 import { SettlementRefused, TransactionSettlements } from './transaction-settlements';
 import { TransactionFilters, TransactionsRepository } from './transactions.repository';
-import { instantOf } from '../common/validation/date-time.decorator';
 
 export type TransactionSource = 'api' | 'event_checkout' | 'subscription' | 'seed';
 

@@ -5,6 +5,7 @@ import { requestTransaction } from '../common/idempotency/request-transaction';
 import { BadRequestError, ValidationError } from '../common/errors/api-error';
 import type { Cents } from '../common/money/money';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
+import { instantOf } from '../common/validation/date-time.decorator';
 import { retryOnConflict } from '../database/retry';
 import { JobQueue } from '../jobs/job-queue.service';
 import { normaliseDocument } from '../sellers/document';
@@ -21,7 +22,6 @@ import { LedgerRepository, LineType, SystemAccount, VirtualAccountRow } from './
 import { amountInCents, postedOrThrow, virtualAccountNotFound } from './ledger-errors';
 import { PayoutsRepository } from './payouts.repository';
 import { PAYOUT_JOB, PayoutJob } from './payouts.service';
-import { instantOf } from '../common/validation/date-time.decorator';
 
 interface Payout {
   kind: 'payment' | 'transfer';

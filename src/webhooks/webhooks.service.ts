@@ -11,6 +11,7 @@ import {
 } from '../common/errors/api-error';
 import { requestTransaction } from '../common/idempotency/request-transaction';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
+import { instantOf } from '../common/validation/date-time.decorator';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { RETRY_SCHEDULE_MS } from './delivery-policy';
 import {
@@ -31,7 +32,6 @@ import { generateWebhookSecret } from './signing';
 import { checkWebhookUrlSyntax, refusedResolution } from './url-safety';
 import { ResolveHost } from './webhook-transport';
 import { EndpointRow, Updatable, WebhooksRepository } from './webhooks.repository';
-import { instantOf } from '../common/validation/date-time.decorator';
 
 export const MAX_ENDPOINTS_PER_SELLER = 16;
 export const SECRET_OVERLAP_HOURS = 24;
