@@ -193,4 +193,25 @@ describe('bad input', () => {
       expect(query.body.errors).toEqual({ hasOwnProperty: ['should not exist'] });
     });
   });
+
+  describe('an array where an object belongs', () => {
+    it('is refused with 400 and the path, and nothing is written (a card as an array answered 500)', async () => {
+      const seller = await payingSeller(t, superuser);
+      const charges = `/unified/accounts/sellers/${seller.sellerId}/transactions/`;
+      const card = { number: '4111111111111111', holder_name: 'ANA', exp_month: 12, exp_year: 2031, cvv: '123' };
+      for (const [body, field] of [
+        [{ amount: '1.00', payment_type: 'credit', card: [] }, 'card'],
+        [{ amount: '1.00', payment_type: 'credit', card: [card] }, 'card'],
+        [{ amount: '1.00', payment_type: 'pix', customer: [] }, 'customer'],
+      ] as const) {
+        const res = await t.http.post(charges, body, { token: superuser.access });
+        expect({ body, status: res.status, errors: res.body.errors }).toEqual({
+          body,
+          status: 400,
+          errors: { [field]: ['must be an object'] },
+        });
+      }
+      expect((await t.http.get(charges, { token: superuser.access })).body.results).toEqual([]);
+    });
+  });
 });

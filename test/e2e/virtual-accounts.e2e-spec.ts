@@ -471,6 +471,11 @@ describe('virtual accounts', () => {
       const cases: Array<[string, unknown, string]> = [
         ['pay', { amount: '1.00', barcode: '123', payee: { name: 'X' } }, 'barcode'],
         ['pay', { amount: '1.00', barcode: '1'.repeat(44) }, 'payee'],
+        // An array is not a payee (it passed once, and the money went out with no payee name).
+        ['pay', { amount: '1.00', barcode: '1'.repeat(44), payee: [] }, 'payee'],
+        ['pay', { amount: '1.00', barcode: '1'.repeat(44), payee: [{ name: 'X' }] }, 'payee'],
+        ['transfer', { amount: '1.00', destination: [] }, 'destination'],
+        ['transfer', { amount: '1.00', destination: { bank_account: [] } }, 'destination.bank_account'],
         ['pay', { amount: '1.00', barcode: '1'.repeat(44), payee: { name: 'X', document: '123' } }, 'payee.document'],
         ['pay', { amount: '1.001', barcode: '1'.repeat(44), payee: { name: 'X' } }, 'amount'],
         ['transfer', { amount: '1.00' }, 'destination'],

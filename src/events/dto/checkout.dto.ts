@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
+  IsDefined,
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
@@ -8,15 +8,14 @@ import {
   IsIn,
   IsInt,
   IsNotEmpty,
-  IsObject,
   IsOptional,
   IsString,
   IsUUID,
   MaxLength,
   Min,
-  ValidateNested,
 } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/pagination';
+import { NestedObject, NestedObjects } from '../../common/validation/nested.decorator';
 import { PAYMENT_TYPES, PaymentType } from '../../split/table';
 import { BoletoViewDto, CardDto, PixViewDto } from '../../transactions/dto/transaction.dto';
 import { ORDER_STATUSES, OrderStatus } from '../order-state';
@@ -67,31 +66,26 @@ export class CheckoutPaymentDto {
     description: 'Required for credit and debit; refused for pix and boleto. Never stored.',
   })
   @IsOptional()
-  @IsObject({ message: 'must be an object' })
-  @ValidateNested()
-  @Type(() => CardDto)
+  @NestedObject(() => CardDto)
   card?: CardDto;
 }
 
 export class CheckoutDto {
   @ApiProperty({ type: BuyerDto })
-  @IsObject({ message: 'must be an object' })
-  @ValidateNested()
-  @Type(() => BuyerDto)
+  @IsDefined({ message: 'is required' })
+  @NestedObject(() => BuyerDto)
   buyer: BuyerDto;
 
   @ApiProperty({ type: [CheckoutItemDto], description: `1 to ${MAX_CHECKOUT_ITEMS} items, each ticket type once.` })
   @IsArray()
   @ArrayMinSize(1, { message: 'must have at least one item' })
   @ArrayMaxSize(MAX_CHECKOUT_ITEMS, { message: `must have at most ${MAX_CHECKOUT_ITEMS} items` })
-  @ValidateNested({ each: true })
-  @Type(() => CheckoutItemDto)
+  @NestedObjects(() => CheckoutItemDto)
   items: CheckoutItemDto[];
 
   @ApiProperty({ type: CheckoutPaymentDto })
-  @IsObject({ message: 'must be an object' })
-  @ValidateNested()
-  @Type(() => CheckoutPaymentDto)
+  @IsDefined({ message: 'is required' })
+  @NestedObject(() => CheckoutPaymentDto)
   payment: CheckoutPaymentDto;
 }
 

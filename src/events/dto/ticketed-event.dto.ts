@@ -1,6 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -15,12 +14,12 @@ import {
   Max,
   MaxLength,
   Min,
-  ValidateNested,
 } from 'class-validator';
 import { MoneyField } from '../../common/money/money.decorators';
 import { PageQueryDto } from '../../common/pagination/pagination';
 import { IsDateTime } from '../../common/validation/date-time.decorator';
 import { IsOmittable } from '../../common/validation/optional.decorator';
+import { NestedObjects } from '../../common/validation/nested.decorator';
 import { PAYMENT_TYPES, PaymentType } from '../../split/table';
 
 export const EVENT_STATUSES = ['draft', 'published', 'closed'] as const;
@@ -167,8 +166,7 @@ export class CreateTicketedEventDto {
   @IsArray()
   @ArrayMinSize(1, { message: 'must have at least one ticket type' })
   @ArrayMaxSize(MAX_TICKET_TYPES, { message: `must have at most ${MAX_TICKET_TYPES} ticket types` })
-  @ValidateNested({ each: true })
-  @Type(() => TicketTypeInputDto)
+  @NestedObjects(() => TicketTypeInputDto)
   ticket_types: TicketTypeInputDto[];
 
   @ApiProperty({ format: 'date-time', example: '2026-11-01T12:00:00Z', description: 'Sales open.' })
@@ -242,8 +240,7 @@ export class UpdateTicketedEventDto {
   @IsOmittable()
   @IsArray()
   @ArrayMaxSize(MAX_TICKET_TYPES, { message: `must have at most ${MAX_TICKET_TYPES} ticket types` })
-  @ValidateNested({ each: true })
-  @Type(() => TicketTypePatchDto)
+  @NestedObjects(() => TicketTypePatchDto)
   ticket_types?: TicketTypePatchDto[];
 }
 

@@ -1,22 +1,20 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   IsBoolean,
   IsDefined,
   IsEmail,
   IsIn,
   IsNotEmpty,
-  IsObject,
   IsOptional,
   IsString,
   MaxLength,
   ValidateIf,
-  ValidateNested,
 } from 'class-validator';
 import { formatMoney } from '../../common/money/money';
 import { PageQueryDto } from '../../common/pagination/pagination';
 import { FieldRule } from '../../common/validation/field-rule';
 import { OptionalBody } from '../../common/validation/optional.decorator';
+import { NestedObject } from '../../common/validation/nested.decorator';
 import { normaliseDocument } from '../../sellers/document';
 import { CardDto } from '../../transactions/dto/transaction.dto';
 import type {
@@ -60,8 +58,7 @@ export class SubscriptionPaymentDto {
     description: "Required for credit; kept only as the processor's card token (never the number or CVV).",
   })
   @ValidateIf((payment: SubscriptionPaymentDto, card) => card != null || payment.type === 'credit')
-  @ValidateNested()
-  @Type(() => CardDto)
+  @NestedObject(() => CardDto)
   @FieldRule(
     'cardOfType',
     (card, payment: SubscriptionPaymentDto) => {
@@ -76,16 +73,12 @@ export class SubscriptionPaymentDto {
 export class SubscribeDto {
   @ApiProperty({ type: SubscriberDto })
   @IsDefined({ message: 'is required' })
-  @IsObject({ message: 'must be an object' })
-  @ValidateNested()
-  @Type(() => SubscriberDto)
+  @NestedObject(() => SubscriberDto)
   subscriber: SubscriberDto;
 
   @ApiProperty({ type: SubscriptionPaymentDto })
   @IsDefined({ message: 'is required' })
-  @IsObject({ message: 'must be an object' })
-  @ValidateNested()
-  @Type(() => SubscriptionPaymentDto)
+  @NestedObject(() => SubscriptionPaymentDto)
   payment: SubscriptionPaymentDto;
 }
 

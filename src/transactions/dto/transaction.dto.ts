@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   IsEmail,
   IsIn,
@@ -13,11 +12,11 @@ import {
   MaxLength,
   Min,
   ValidateIf,
-  ValidateNested,
 } from 'class-validator';
 import { MoneyField } from '../../common/money/money.decorators';
 import { FieldRule } from '../../common/validation/field-rule';
 import { OptionalBody } from '../../common/validation/optional.decorator';
+import { NestedObject } from '../../common/validation/nested.decorator';
 import { normaliseDocument } from '../../sellers/document';
 import { detectBrand, passesLuhn } from '../processor/card';
 import { CreatedRangeQueryDto } from '../../common/pagination/created-range.dto';
@@ -122,8 +121,7 @@ export class CreateTransactionDto {
 
   @ApiPropertyOptional({ type: CardDto, description: 'Required for credit and debit; refused for pix and boleto.' })
   @ValidateIf((payment: CreateTransactionDto, card) => card != null || isCardPayment(payment.payment_type))
-  @ValidateNested()
-  @Type(() => CardDto)
+  @NestedObject(() => CardDto)
   @FieldRule(
     'cardOfType',
     (card, payment: CreateTransactionDto) => {
@@ -148,8 +146,7 @@ export class CreateTransactionDto {
 
   @ApiPropertyOptional({ type: CustomerDto, description: 'Boleto needs name and document.' })
   @ValidateIf((payment: CreateTransactionDto, customer) => customer != null || payment.payment_type === 'boleto')
-  @ValidateNested()
-  @Type(() => CustomerDto)
+  @NestedObject(() => CustomerDto)
   @FieldRule(
     'customerOfType',
     (customer: CustomerDto | undefined, payment: CreateTransactionDto) => {

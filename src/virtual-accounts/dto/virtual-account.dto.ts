@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   IsDefined,
   IsIn,
@@ -11,13 +10,13 @@ import {
   MaxLength,
   ValidateBy,
   ValidateIf,
-  ValidateNested,
 } from 'class-validator';
 import { formatMoney } from '../../common/money/money';
 import { MoneyField } from '../../common/money/money.decorators';
 import { CreatedRangeQueryDto } from '../../common/pagination/created-range.dto';
 import { PageQueryDto } from '../../common/pagination/pagination';
 import { IsOmittable } from '../../common/validation/optional.decorator';
+import { NestedObject } from '../../common/validation/nested.decorator';
 import type { DepositRow, DepositStatus } from '../deposits.repository';
 import type { PostingRow, PostingStatus, VirtualAccountRow } from '../ledger.repository';
 
@@ -105,8 +104,7 @@ export class PayDto {
 
   @ApiProperty({ type: PayeeDto })
   @IsDefined()
-  @ValidateNested()
-  @Type(() => PayeeDto)
+  @NestedObject(() => PayeeDto)
   payee: PayeeDto;
 
   @ApiProperty({
@@ -155,8 +153,7 @@ export class TransferDestinationDto {
 
   @ApiPropertyOptional({ type: BankAccountDto })
   @IsOmittable()
-  @ValidateNested()
-  @Type(() => BankAccountDto)
+  @NestedObject(() => BankAccountDto)
   bank_account?: BankAccountDto;
 }
 
@@ -172,8 +169,7 @@ export class TransferDto {
 
   @ApiProperty({ type: TransferDestinationDto, description: 'Exactly one of virtual_account, pix_key, bank_account.' })
   @IsDefined()
-  @ValidateNested()
-  @Type(() => TransferDestinationDto)
+  @NestedObject(() => TransferDestinationDto)
   destination: TransferDestinationDto;
 }
 
