@@ -103,6 +103,24 @@ describe('split cells at their limits', () => {
     expect(fine.table.get('credit1')!.get('Visa')!.labels).toEqual([longest, '1a', '01']);
   });
 
+  it.each([
+    ['a NUL', 'Ag\u0000ente'],
+    ['a control character', 'Ag\u0001ente'],
+    ['a line break', 'Agente\n'],
+    ['a lone surrogate', 'Agente\ud800'],
+  ])('refuses a label with %s (PostgreSQL could not store it; it broke every charge of the plan)', (_name, label) => {
+    const { errors } = parse(JSON.stringify({ credit1: { Visa: { [label]: 1 } } }));
+    expect(errors).toEqual({
+      [`split_details.credit1.Visa.${label}`]: ['label must not contain control characters or invalid Unicode'],
+    });
+  });
+
+  it('takes labels beyond ASCII, emoji included', () => {
+    const { errors, table } = parse(JSON.stringify({ credit1: { Visa: { 'Agência São João': 1, 'Parceiro 🤝': 1 } } }));
+    expect(errors).toEqual({});
+    expect(table.get('credit1')!.get('Visa')!.labels).toEqual(['Agência São João', 'Parceiro 🤝']);
+  });
+
   it.each(['0', '12', '7'])('refuses the plain-number label %p', (label) => {
     const { errors } = parse(JSON.stringify({ credit1: { Visa: { [label]: 1 } } }));
     expect(errors).toEqual({ [`split_details.credit1.Visa.${label}`]: ['label must not be a plain number'] });

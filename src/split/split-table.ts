@@ -5,6 +5,8 @@ import { addError, isPlainObject, readTable, Table } from './table';
 /** The label whose share goes to the developer's account (spec 2.3, rule 5). */
 export const DEVELOPER_LABEL = 'Programador';
 const MAX_LABEL_LENGTH = 100;
+/** Control characters (NUL among them, which PostgreSQL cannot keep in JSON) and lone UTF-16 surrogates. */
+const UNPRINTABLE = /[\p{Cc}\ud800-\udfff]/u;
 
 /** A split cell, ready for resolution: labels in document order with integer percentage units. */
 export interface SplitCell {
@@ -48,6 +50,12 @@ function readSplitCell(cell: unknown, path: string, errors: FieldErrors): SplitC
     const labelPath = `${path}.${label}`;
     if (label.trim() === '' || label.length > MAX_LABEL_LENGTH) {
       addError(errors, labelPath, `label must be 1 to ${MAX_LABEL_LENGTH} characters`);
+      valid = false;
+      continue;
+    }
+    if (UNPRINTABLE.test(label)) {
+      // Such a label could be stored only by dropping or mangling it, and no seller names a participant so.
+      addError(errors, labelPath, 'label must not contain control characters or invalid Unicode');
       valid = false;
       continue;
     }
