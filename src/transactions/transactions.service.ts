@@ -12,7 +12,7 @@ import {
   resumedResource,
   tieIdempotencyKey,
 } from '../common/idempotency/request-transaction';
-import { checkMoney, checkPercentage, Cents, percentOf } from '../common/money/money';
+import { checkMoney, Cents, percentOf } from '../common/money/money';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { instantOf } from '../common/validation/date-time.decorator';
 import { assertValid } from '../common/validation/validation.pipe';
@@ -25,6 +25,7 @@ import { EventType, recordEvent, recordEvents } from '../webhooks/outbox';
 import {
   CardDto,
   CardOnFileChargeDto,
+  checkSplitAmount,
   CreateSplitRuleDto,
   CreateTransactionDto,
   SplitRuleResponseDto,
@@ -466,7 +467,7 @@ export class TransactionsService implements OnModuleInit {
    * concurrent additions never take more than the seller's net together.
    */
   async addSplitRule(sellerId: string, id: string, input: CreateSplitRuleDto): Promise<SplitRuleResponseDto> {
-    const value = input.amount_type === 'fixed' ? checkMoney(input.amount) : checkPercentage(input.amount);
+    const value = checkSplitAmount(input, input.amount);
     if (!value.ok) throw ValidationError.of('amount', value.message);
     if (value.value === 0) throw ValidationError.of('amount', 'must be greater than zero');
     if ((await this.sellers.unknownAccounts([input.recipient])).length > 0) {

@@ -505,6 +505,38 @@ describe('unified transactions', () => {
       expect(
         (await add({ recipient: s.master, amount: '1.00', amount_type: 'share' })).body.errors.amount_type,
       ).toBeDefined();
+      // Money is a decimal string only; a percentage may be a JSON number too (API.md section 1).
+      const moneyNumber = await add({ recipient: s.master, amount: 1, amount_type: 'fixed' });
+      expect({ status: moneyNumber.status, errors: Object.keys(moneyNumber.body.errors) }).toEqual({
+        status: 400,
+        errors: ['amount'],
+      });
+      for (const amount of [100.01, 1.00001, -1, [], true]) {
+        const bad = await add({ recipient: s.master, amount, amount_type: 'percentage' });
+        expect({ amount, status: bad.status, errors: Object.keys(bad.body.errors) }).toEqual({
+          amount,
+          status: 400,
+          errors: ['amount'],
+        });
+      }
+      const numeric = await add({ recipient: s.master, amount: 2.5, amount_type: 'percentage' });
+      expect(numeric.status).toBe(201);
+      expect(numeric.body).toMatchObject({ amount: '2.5', amount_type: 'percentage' });
+      // 2.5% of 100.00 is 2.50 of the net 94.26: 91.76 is left.
+      expect((await add({ recipient: s.master, amount: '91.77', amount_type: 'fixed' })).body.code).toBe(
+        'split_exceeds_net',
+      );
+      expect((await add({ recipient: s.master, amount: '91.76', amount_type: 'fixed' })).status).toBe(201);
+      expect((await add({ recipient: s.master, amount: '0.01', amount_type: 'fixed' })).body.code).toBe(
+        'split_exceeds_net',
+      );
+    });
+
+    it('fills the net exactly with fixed rules', async () => {
+      const created = (
+        await post({ amount: '100.00', payment_type: 'credit', card: CARDS.visa, entry_mode: 'card_present' })
+      ).body; // net 94.26
+      const add = (body: object) => t.http.post(`${base()}/${created.id}/split`, body, { token: superuser.access });
       expect((await add({ recipient: s.master, amount: '94.27', amount_type: 'fixed' })).body.code).toBe(
         'split_exceeds_net',
       );

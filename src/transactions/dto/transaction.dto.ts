@@ -11,6 +11,7 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateBy,
   ValidateIf,
 } from 'class-validator';
 import { MoneyField } from '../../common/money/money.decorators';
@@ -29,7 +30,7 @@ import {
 } from '../../plans/dto/payment-fields';
 import { FeeViewDto, SplitViewDto } from '../../plans/dto/resolution.dto';
 import { ENTRY_MODES, EntryMode, PAYMENT_TYPES, PaymentType } from '../../split/table';
-import { formatMoney, formatPercentage } from '../../common/money/money';
+import { Checked, checkMoney, checkPercentage, formatMoney, formatPercentage } from '../../common/money/money';
 import type { SplitRule } from '../entities/split-rule.entity';
 import type { Transaction, TransactionStatus } from '../entities/transaction.entity';
 
@@ -226,16 +227,39 @@ export class CreateSplitRuleDto {
   recipient: string;
 
   @ApiProperty({
+    oneOf: [{ type: 'string' }, { type: 'number' }],
     example: '10.00',
-    description: 'Money ("10.00") for fixed; a percentage of the amount ("12.5") for percentage.',
+    description:
+      'Money for fixed: a decimal string ("10.00"). A percentage of the amount for percentage: a decimal string or a JSON number with at most 4 decimals ("12.5" or 12.5).',
   })
-  @IsString()
-  @MaxLength(20)
-  amount: string;
+  @ValidateBy({
+    name: 'isSplitAmount',
+    validator: {
+      validate: (value, args) => checkSplitAmount(args!.object as CreateSplitRuleDto, value).ok,
+      defaultMessage: (args) => {
+        const checked = checkSplitAmount(args!.object as CreateSplitRuleDto, args!.value);
+        return checked.ok ? '' : checked.message;
+      },
+    },
+  })
+  amount: string | number;
 
   @ApiProperty({ enum: ['fixed', 'percentage'] })
   @IsIn(['fixed', 'percentage'], { message: 'must be fixed or percentage' })
   amount_type: 'fixed' | 'percentage';
+}
+
+/**
+ * A split rule's amount by its type (API.md section 1): money, a decimal string only, for
+ * `fixed`; a decimal string or a JSON number for `percentage`. With no valid type only its
+ * kind is checked (the type's own error says the rest).
+ */
+export function checkSplitAmount(rule: Pick<CreateSplitRuleDto, 'amount_type'>, amount: unknown): Checked<number> {
+  if (rule.amount_type === 'fixed') return checkMoney(amount);
+  if (rule.amount_type === 'percentage') return checkPercentage(amount);
+  return typeof amount === 'string' || typeof amount === 'number'
+    ? { ok: true, value: 0 }
+    : { ok: false, message: 'must be a decimal string' };
 }
 
 // ---- responses
