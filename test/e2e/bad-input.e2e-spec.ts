@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { createSeller, createUser, TestUser } from '../support/identity';
 import { LogCapture } from '../support/log-capture';
 import { CARDS, payingSeller } from '../support/payments';
@@ -115,6 +116,31 @@ describe('bad input', () => {
       const otherMethod = await t.http.put('/sellers/%ED%A0%80', {}, { token: superuser.access });
       expect(otherMethod.status).toBe(405);
       expect(otherMethod.headers.get('allow')).toContain('GET');
+    });
+
+    it('answers a request Node cannot parse (a control character in a header) with the error body and X-Request-Id', async () => {
+      const { port, hostname } = new URL(t.baseUrl);
+      for (const header of ['Idempotency-Key: a\x01b', 'Authorization: Bearer \x01abc']) {
+        const raw = await new Promise<string>((resolve, reject) => {
+          const socket = connect(Number(port), hostname, () =>
+            socket.write(`POST /user/login/ HTTP/1.1\r\nHost: x\r\n${header}\r\nContent-Length: 0\r\n\r\n`),
+          );
+          let answer = '';
+          socket.on('data', (chunk) => (answer += chunk.toString()));
+          socket.on('end', () => resolve(answer));
+          socket.on('error', reject);
+        });
+        const [head, body] = raw.split('\r\n\r\n');
+        expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+        const requestId = /\r\nX-Request-Id: ([0-9a-f-]{36})\r\n/i.exec(head)?.[1];
+        expect(JSON.parse(body)).toEqual({
+          statusCode: 400,
+          error: 'Bad Request',
+          code: 'malformed_request',
+          message: expect.any(String),
+          request_id: requestId,
+        });
+      }
     });
 
     it('keeps percent sequences of the query that are not UTF-8 as they were sent (well-formed text)', async () => {

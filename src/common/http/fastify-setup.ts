@@ -2,7 +2,8 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
 import { ApiError, MethodNotAllowedError, NotFoundError, ValidationError } from '../errors/api-error';
@@ -48,6 +49,7 @@ export function createFastifyAdapter(options: {
       const response = toErrorResponse(routerError(error, request, routes), String(request.id));
       reply.header('x-request-id', request.id).status(response.status).headers(response.headers).send(response.body);
     },
+    clientErrorHandler: answerClientError,
   });
   const fastify = adapter.getInstance() as unknown as FastifyInstance;
   const routes = recordRoutes(fastify);
@@ -128,6 +130,35 @@ function routerError(
     return new ApiError(414, 'uri_too_long', 'A path parameter is longer than the service accepts.');
   }
   return error;
+}
+
+/**
+ * What Node's HTTP parser refuses before any request exists (a header with a control character,
+ * headers over the size limit, a request that took too long to arrive): answered with the error
+ * body and an X-Request-Id like every other answer, then the connection is closed.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const refusal =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? new ApiError(408, 'request_timeout', 'The request did not arrive in time.')
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? new ApiError(431, 'headers_too_large', 'The request headers are too large.')
+        : new ApiError(
+            400,
+            'malformed_request',
+            'The request is not valid HTTP (a header holds a forbidden character?).',
+          );
+  const requestId = randomUUID();
+  const { status, body } = toErrorResponse(refusal, requestId);
+  const json = JSON.stringify(body);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(json)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${json}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 function requestIdOf(req: IncomingMessage): string {
