@@ -14,6 +14,7 @@ import { TicketTypeNamesDeferred1763800510000 } from './1763800510000-ticket-typ
 import { Subscriptions1763800600000 } from './1763800600000-subscriptions';
 import { CredentialNotifications1763800800000 } from './1763800800000-credential-notifications';
 import { OutboxSignalAfterCommit1763800900000 } from './1763800900000-outbox-signal-after-commit';
+import { WebhookRetiredSecrets1763801000000 } from './1763801000000-webhook-retired-secrets';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -33,4 +34,5 @@ export const migrations = [
   Subscriptions1763800600000,
   CredentialNotifications1763800800000,
   OutboxSignalAfterCommit1763800900000,
+  WebhookRetiredSecrets1763801000000,
 ];

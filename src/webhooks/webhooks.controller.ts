@@ -137,7 +137,7 @@ export class WebhooksController {
   @ApiOperation({
     summary: 'New signing secret; the old one keeps signing too for 24 hours',
     description:
-      'Answers the new `secret` (shown only here). For 24 hours each request carries two `v1,` signatures, one per secret, so receivers can switch without losing requests.',
+      'Answers the new `secret` (shown only here). For 24 hours each request carries two `v1,` signatures, one per secret, so receivers can switch without losing requests. Every retired secret keeps its own 24 hours: after a second rotation within the day there are three signatures (at most the 10 newest retired secrets sign).',
   })
   @ApiOkResponse({ type: WebhookSecretResponseDto })
   @ApiErrorResponses(404)

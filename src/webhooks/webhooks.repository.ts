@@ -172,14 +172,30 @@ export class WebhooksRepository {
     return row;
   }
 
-  /** The new secret signs from now on; the current one keeps signing too for `overlapHours`. */
-  async rotateSecret(manager: EntityManager, id: string, secret: string, overlapHours: number): Promise<void> {
+  /**
+   * The new secret signs from now on; the current one is retired and keeps signing too for
+   * `overlapHours`, as do the ones retired before it until their own time is up (at most
+   * `maxRetired` of them, the newest). Expired ones are removed.
+   */
+  async rotateSecret(
+    manager: EntityManager,
+    id: string,
+    secret: string,
+    overlapHours: number,
+    maxRetired: number,
+  ): Promise<void> {
     await manager.query(
-      `UPDATE webhook_endpoints
-       SET previous_secret = secret, previous_secret_expires_at = now() + make_interval(hours => $3),
-           secret = $2, updated_at = now()
-       WHERE id = $1`,
-      [id, secret, overlapHours],
+      `WITH dropped AS (
+         DELETE FROM webhook_retired_secrets r
+         WHERE r.endpoint_id = $1 AND (r.expires_at <= now() OR r.secret NOT IN (
+           SELECT k.secret FROM webhook_retired_secrets k WHERE k.endpoint_id = $1 AND k.expires_at > now()
+           ORDER BY k.expires_at DESC LIMIT $4 - 1))
+       ), retired AS (
+         INSERT INTO webhook_retired_secrets (endpoint_id, secret, expires_at)
+         SELECT id, secret, now() + make_interval(hours => $3) FROM webhook_endpoints WHERE id = $1
+       )
+       UPDATE webhook_endpoints SET secret = $2, updated_at = now() WHERE id = $1`,
+      [id, secret, overlapHours, maxRetired],
     );
   }
 
@@ -418,7 +434,8 @@ export class WebhooksRepository {
        WHERE d.id IN (SELECT id FROM chosen) AND e.id = d.endpoint_id AND o.id = d.event_id
          AND e.active AND e.deleted_at IS NULL
        RETURNING d.id, d.endpoint_id, d.attempts AS attempt, d.schedule_step, e.url,
-         CASE WHEN e.previous_secret_expires_at > now() THEN ARRAY[e.secret, e.previous_secret] ELSE ARRAY[e.secret] END AS secrets,
+         ARRAY[e.secret] || ARRAY(SELECT r.secret FROM webhook_retired_secrets r
+                                  WHERE r.endpoint_id = e.id AND r.expires_at > now() ORDER BY r.expires_at DESC) AS secrets,
          o.id AS event_id, o.type AS event_type, ${ISO('o.created_at')} AS event_created_at, o.data AS event_data`,
       [limit, perEndpoint, leaseMs],
     );

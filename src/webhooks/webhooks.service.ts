@@ -34,7 +34,10 @@ import { ResolveHost } from './webhook-transport';
 import { EndpointRow, Updatable, WebhooksRepository } from './webhooks.repository';
 
 export const MAX_ENDPOINTS_PER_SELLER = 16;
+/** How long a retired secret keeps signing, each on its own (a second rotation does not cut the first one's day short). */
 export const SECRET_OVERLAP_HOURS = 24;
+/** Retired secrets that sign at once, at most (the newest): each adds a signature to every request's header. */
+export const MAX_RETIRED_SECRETS = 10;
 export const WEBHOOK_RESOLVER = Symbol('WEBHOOK_RESOLVER');
 
 /**
@@ -127,7 +130,7 @@ export class WebhooksService {
     const secret = generateWebhookSecret();
     return requestTransaction(this.dataSource, async (manager) => {
       if (!(await this.webhooks.lockEndpoint(manager, sellerId, id))) throw notFound();
-      await this.webhooks.rotateSecret(manager, id, secret, SECRET_OVERLAP_HOURS);
+      await this.webhooks.rotateSecret(manager, id, secret, SECRET_OVERLAP_HOURS, MAX_RETIRED_SECRETS);
       await recordAudit(manager, {
         action: 'webhook.secret_rotated',
         sellerId,

@@ -246,21 +246,44 @@ describe('webhook delivery', () => {
     expect(pending.body.results).toEqual([]);
   });
 
-  it('signs with both secrets for 24 hours after rotate_secret', async () => {
+  it('signs with every secret retired in the last 24 hours after rotate_secret', async () => {
     const r = await receiver();
     const e = await endpointFor(r.url);
-    const rotated = await t.http.post(`${base}/${e.id}/rotate_secret/`, undefined, { token: e.key });
-    await sendTest(e);
-    const [got] = await r.waitFor(1);
-    const headers = {
+    const rotate = async () =>
+      (await t.http.post(`${base}/${e.id}/rotate_secret/`, undefined, { token: e.key })).body.secret as string;
+    const headersOf = (got: { headers: Record<string, unknown> }) => ({
       'webhook-id': String(got.headers['webhook-id']),
       'webhook-timestamp': String(got.headers['webhook-timestamp']),
       'webhook-signature': String(got.headers['webhook-signature']),
-    };
-    expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
+    });
+    const rotated = await rotate();
+    await sendTest(e);
+    const [first] = await r.waitFor(1);
+    const headers = headersOf(first);
     expect(headers['webhook-signature']).toMatch(/^v1,\S+ v1,\S+$/);
-    expect(new Webhook(e.secret).verify(got.body, headers)).toBeTruthy();
-    expect(new Webhook(rotated.body.secret).verify(got.body, headers)).toBeTruthy();
+    expect(new Webhook(e.secret).verify(first.body, headers)).toBeTruthy();
+    expect(new Webhook(rotated).verify(first.body, headers)).toBeTruthy();
+
+    // A second rotation within the day: a receiver still on the first secret keeps verifying.
+    const again = await rotate();
+    await sendTest(e);
+    const second = (await r.waitFor(2))[1];
+    const signed = headersOf(second);
+    expect(signed['webhook-signature'].split(' ')).toHaveLength(3);
+    for (const secret of [e.secret, rotated, again])
+      expect(new Webhook(secret).verify(second.body, signed)).toBeTruthy();
+
+    // Once a retired secret's 24 hours are up, it signs no more.
+    await t.db.query(`UPDATE webhook_retired_secrets SET expires_at = now() WHERE endpoint_id = $1 AND secret = $2`, [
+      e.id,
+      e.secret,
+    ]);
+    await sendTest(e);
+    const third = (await r.waitFor(3))[2];
+    const later = headersOf(third);
+    expect(later['webhook-signature'].split(' ')).toHaveLength(2);
+    expect(() => new Webhook(e.secret).verify(third.body, later)).toThrow();
+    expect(new Webhook(again).verify(third.body, later)).toBeTruthy();
   });
 
   it('retries a delivery by hand, whatever its state, with the same webhook-id', async () => {

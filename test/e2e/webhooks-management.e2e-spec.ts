@@ -193,12 +193,44 @@ describe('webhook management', () => {
     expect(rotated.status).toBe(200);
     expect(rotated.body).toEqual({ secret: expect.stringMatching(/^whsec_/) });
     expect(rotated.body.secret).not.toBe(created.secret);
-    const { rows } = await t.db.query(
-      `SELECT secret, previous_secret, previous_secret_expires_at - now() > interval '23 hours 59 minutes' AS overlap
-       FROM webhook_endpoints WHERE id = $1`,
+    const secrets = async () =>
+      (
+        await t.db.query(
+          `SELECT e.secret, r.secret AS retired, r.expires_at - now() > interval '23 hours 59 minutes' AS overlap
+           FROM webhook_endpoints e JOIN webhook_retired_secrets r ON r.endpoint_id = e.id
+           WHERE e.id = $1 ORDER BY r.expires_at`,
+          [created.id],
+        )
+      ).rows;
+    expect(await secrets()).toEqual([{ secret: rotated.body.secret, retired: created.secret, overlap: true }]);
+    // A second rotation within the day: the first secret keeps its own 24 hours.
+    const again = await t.http.post(`${base}/${created.id}/rotate_secret/`, undefined, as());
+    expect(await secrets()).toEqual([
+      { secret: again.body.secret, retired: created.secret, overlap: true },
+      { secret: again.body.secret, retired: rotated.body.secret, overlap: true },
+    ]);
+  });
+
+  it('keeps at most the 10 newest retired secrets, and drops expired ones at the next rotation', async () => {
+    const created = await create();
+    const rotations: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      rotations.push((await t.http.post(`${base}/${created.id}/rotate_secret/`, undefined, as())).body.secret);
+    }
+    const retired = async () =>
+      (
+        await t.db.query(`SELECT secret FROM webhook_retired_secrets WHERE endpoint_id = $1 ORDER BY expires_at`, [
+          created.id,
+        ])
+      ).rows.map((r) => r.secret);
+    // Retired: the created secret and the first 11 rotations' secrets; the newest 10 are kept.
+    expect(await retired()).toEqual(rotations.slice(1, 11));
+    await t.db.query(
+      `UPDATE webhook_retired_secrets SET expires_at = now() - interval '1 second' WHERE endpoint_id = $1`,
       [created.id],
     );
-    expect(rows[0]).toEqual({ secret: rotated.body.secret, previous_secret: created.secret, overlap: true });
+    await t.http.post(`${base}/${created.id}/rotate_secret/`, undefined, as());
+    expect(await retired()).toEqual([rotations[11]]);
   });
 
   it('lists every event type with a description', async () => {
