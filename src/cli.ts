@@ -35,7 +35,7 @@ program
 
 program
   .command('create-superuser')
-  .description('create a superuser, or promote the user with this e-mail (and set the password)')
+  .description('create a superuser, or promote the user with this e-mail (set the password, reactivate the account)')
   .requiredOption('--email <email>', 'e-mail of the superuser')
   .requiredOption('--password <password>', 'password, 8 to 128 characters')
   .option('--name <name>', 'display name')
@@ -44,10 +44,11 @@ program
     if (options.password.length < 8 || options.password.length > 128)
       throw new Error('--password must be 8 to 128 characters');
     await withApplication(async (app) => {
-      const { user, created } = await app
+      const { user, created, reactivated } = await app
         .get(UsersService)
         .createOrPromoteSuperuser(options.email, options.password, options.name);
-      console.log(`${created ? 'Created' : 'Promoted'} superuser ${user.email} (${user.id})`);
+      const what = created ? 'Created' : reactivated ? 'Reactivated and promoted' : 'Promoted';
+      console.log(`${what} superuser ${user.email} (${user.id})`);
     });
   });
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { hash, verify } from '@node-rs/argon2';
 import { DataSource } from 'typeorm';
+import { AuditAction, AuditEntry, recordAudit } from '../audit/audit-log';
 import { ConflictError, NotFoundError, UnauthorizedError } from '../common/errors/api-error';
 import { requestTransaction } from '../common/idempotency/request-transaction';
 import { SellersService } from '../sellers/sellers.service';
@@ -66,32 +67,46 @@ export class UsersService {
     };
   }
 
-  /** CLI: creates a superuser, or promotes the existing user of that e-mail (and sets the password). */
+  /**
+   * CLI: creates a superuser, or promotes the existing user of that e-mail: sets the password,
+   * reactivates a deactivated account (a superuser who cannot log in would be no use), and ends
+   * its earlier sessions. Audited as the system's act (`user.superuser_granted`, `user.activated`).
+   */
   async createOrPromoteSuperuser(
     email: string,
     password: string,
     name?: string,
-  ): Promise<{ user: User; created: boolean }> {
+  ): Promise<{ user: User; created: boolean; reactivated: boolean }> {
     const passwordHash = await hashPassword(password);
     const existing = await this.users.findByEmail(email);
-    if (existing) {
+    const result = await this.dataSource.transaction(async (manager) => {
+      if (!existing) {
+        const user = await this.users.create(
+          { email, name: name ?? normaliseEmail(email).split('@')[0], passwordHash, isSuperuser: true },
+          manager,
+        );
+        await recordAudit(manager, userAudit('user.superuser_granted', user.id, 'is_superuser', false));
+        return { user, created: true, reactivated: false };
+      }
       // A new password ends every earlier session, as a password reset does.
-      await this.dataSource.transaction(async (manager) => {
-        await this.users.resetPassword(manager, existing.id, passwordHash);
-        await this.users.update(existing.id, { isSuperuser: true, ...(name ? { name } : {}) }, manager);
-        await this.refreshTokens.revokeAllForUser(manager, existing.id);
-      });
-      this.credentials.userChanged(existing.id);
-      return { user: (await this.users.findById(existing.id))!, created: false };
-    }
-    const user = await this.users.create({
-      email,
-      name: name ?? normaliseEmail(email).split('@')[0],
-      passwordHash,
-      isSuperuser: true,
+      await this.users.resetPassword(manager, existing.id, passwordHash);
+      await this.users.update(existing.id, { isSuperuser: true, active: true, ...(name ? { name } : {}) }, manager);
+      await this.refreshTokens.revokeAllForUser(manager, existing.id);
+      if (!existing.isSuperuser) {
+        await recordAudit(manager, userAudit('user.superuser_granted', existing.id, 'is_superuser', false));
+      }
+      if (!existing.active) await recordAudit(manager, userAudit('user.activated', existing.id, 'active', false));
+      const user = (await this.users.findById(existing.id, manager))!;
+      return { user, created: false, reactivated: !existing.active };
     });
-    return { user, created: true };
+    if (existing) this.credentials.userChanged(existing.id);
+    return result;
   }
+}
+
+/** An audit entry of a user's flag turned on (the shape the users admin records too). */
+function userAudit(action: AuditAction, id: string, field: 'active' | 'is_superuser', from: boolean): AuditEntry {
+  return { action, sellerId: null, target: { type: 'user', id }, changes: { [field]: { from, to: !from } } };
 }
 
 function emailTaken(): ConflictError {

@@ -154,6 +154,43 @@ describe('users and sessions', () => {
       expect((await t.http.get('/user/me', { token: plain.access })).status).toBe(401);
       expect((await t.http.post('/user/token/refresh', { refresh: plain.refresh })).status).toBe(401);
     });
+
+    const auditOf = async (userId: string) =>
+      (
+        await t.db.query(
+          `SELECT action, actor_kind, actor_id, changes FROM audit_log WHERE target_type = 'user' AND target_id = $1 ORDER BY seq`,
+          [userId],
+        )
+      ).rows;
+
+    it('is audited as the system granting superuser, once: promoting a superuser again writes nothing', async () => {
+      const users = t.app.get(UsersService);
+      const created = await users.createOrPromoteSuperuser(`cli-${Date.now()}@example.com`, 'root password 1');
+      const plain = await createUser(t);
+      await users.createOrPromoteSuperuser(plain.email, 'root password 2');
+      await users.createOrPromoteSuperuser(plain.email, 'root password 3');
+      const granted = { action: 'user.superuser_granted', actor_kind: 'system', actor_id: null };
+      expect(await auditOf(created.user.id)).toEqual([
+        { ...granted, changes: { is_superuser: { from: false, to: true } } },
+      ]);
+      expect(await auditOf(plain.id)).toEqual([{ ...granted, changes: { is_superuser: { from: false, to: true } } }]);
+    });
+
+    it('reactivates a deactivated user it promotes, who can then log in (audited)', async () => {
+      const users = t.app.get(UsersService);
+      const root = await createUser(t, { superuser: true });
+      const dave = await createUser(t);
+      expect((await t.http.patch(`/users/${dave.id}`, { active: false }, { token: root.access })).status).toBe(200);
+      const promoted = await users.createOrPromoteSuperuser(dave.email, 'new dave password 1');
+      expect(promoted).toMatchObject({ created: false, reactivated: true, user: { active: true, isSuperuser: true } });
+      const session = await login(t, dave.email, 'new dave password 1');
+      expect((await t.http.get('/user/me', { token: session.access })).body.is_superuser).toBe(true);
+      expect((await auditOf(dave.id)).map((row) => [row.action, row.actor_kind])).toEqual([
+        ['user.deactivated', 'user'],
+        ['user.superuser_granted', 'system'],
+        ['user.activated', 'system'],
+      ]);
+    });
   });
 
   describe('me', () => {
