@@ -214,6 +214,30 @@ describe('bad input', () => {
       expect(patched.status).toBe(400);
       expect(patched.body.errors).toEqual({ 'split_participants.valueOf': ['should not exist'] });
 
+      // `__proto__` and `constructor.prototype` are refused by the JSON parser itself: the same
+      // answer, not "invalid JSON" (the body is valid JSON).
+      for (const [raw, path] of [
+        ['{"email": "a@b.co", "password": "correct horse battery", "__proto__": "x"}', '__proto__'],
+        ['{"email": "a@b.co", "password": "correct horse battery", "__proto__": {"admin": true}}', '__proto__'],
+        ['{"email": "a@b.co", "password": "correct horse battery", "constructor": {"prototype": {}}}', 'constructor'],
+      ]) {
+        const res = await t.http.post('/user/login/', undefined, json(raw));
+        expect({ raw, status: res.status, body: res.body }).toMatchObject({
+          raw,
+          status: 400,
+          body: { code: 'validation_failed', errors: { [path]: ['should not exist'] } },
+        });
+      }
+      const nested = await t.http.patch(`/sellers/${seller.sellerId}/`, undefined, {
+        rawBody: '{"split_participants": {"__proto__": "x"}}',
+        headers: { 'content-type': 'application/json' },
+        token: superuser.access,
+      });
+      expect(nested.body).toMatchObject({
+        code: 'validation_failed',
+        errors: { 'split_participants.__proto__': ['should not exist'] },
+      });
+
       const query = await t.http.get(`${charges}?hasOwnProperty=1`, { token: superuser.access });
       expect(query.status).toBe(400);
       expect(query.body.errors).toEqual({ hasOwnProperty: ['should not exist'] });

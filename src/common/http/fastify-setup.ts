@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
 import { ApiError, MethodNotAllowedError, NotFoundError, ValidationError } from '../errors/api-error';
 import { toErrorResponse } from '../errors/error-response';
+import { refuseInheritedNames } from '../validation/validation.pipe';
 import type { HttpMetrics } from '../../metrics/http-metrics';
 import { requestLogFieldsOf, runInRequestContext } from '../context/request-context';
 import type { RequestDrain } from './drain';
@@ -191,8 +192,29 @@ function parseJson(_request: FastifyRequest, body: string | Buffer, done: (err: 
   try {
     done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
   } catch {
-    done(new ApiError(400, 'invalid_json', 'The request body is not valid JSON.'));
+    done(forbiddenKeys(text) ?? new ApiError(400, 'invalid_json', 'The request body is not valid JSON.'));
   }
+}
+
+/**
+ * Valid JSON that the parser refused for a `__proto__` key (or `constructor.prototype`): an
+ * unknown field like any other, 400 `validation_failed` with its path. Parsed again here only
+ * to name the path; JSON.parse keeps such a key as plain data, and the value is not used.
+ */
+function forbiddenKeys(text: string): ValidationError | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  try {
+    refuseInheritedNames(parsed);
+  } catch (error) {
+    if (error instanceof ValidationError) return error;
+    throw error;
+  }
+  return null;
 }
 
 /**

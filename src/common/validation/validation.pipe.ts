@@ -82,7 +82,7 @@ const INHERITED_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
  * declared one, and class-transformer drops it, from a DTO and from a free-form map alike
  * (a split participant named `constructor` would vanish).
  */
-function refuseInheritedNames(value: unknown): void {
+export function refuseInheritedNames(value: unknown): void {
   const found: string[] = [];
   const visit = (node: unknown, path: string): void => {
     if (node === null || typeof node !== 'object') return;
