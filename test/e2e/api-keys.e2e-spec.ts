@@ -91,8 +91,14 @@ describe('seller API keys', () => {
     const nullDescription = await t.http.post(base(), { label: 'x', description: null }, { token: superuser.access });
     expect(nullDescription.status).toBe(400);
     expect(nullDescription.body.errors.description).toBeDefined();
-    const emptyLabel = await t.http.post(base(), { label: '', description: '' }, { token: superuser.access });
-    expect(emptyLabel.status).toBe(400);
+    for (const label of ['', '   ', '\t\n']) {
+      const blank = await t.http.post(base(), { label, description: '' }, { token: superuser.access });
+      expect({ label, status: blank.status, errors: blank.body.errors }).toEqual({
+        label,
+        status: 400,
+        errors: { label: ['should not be empty or blank'] },
+      });
+    }
     const empty = await t.http.post(base(), { label: 'x', description: '' }, { token: superuser.access });
     expect(empty.status).toBe(201);
     expect(empty.body.active).toBe(true);

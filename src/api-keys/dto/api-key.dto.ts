@@ -1,12 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsDefined, IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { IsBoolean, IsDefined, IsString, MaxLength } from 'class-validator';
 import { IsOmittable } from '../../common/validation/optional.decorator';
+import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 import type { ApiKey } from '../entities/api-key.entity';
 
 export class CreateApiKeyDto {
   @ApiProperty({ example: 'ERP integration', description: 'Required, non-empty.' })
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(100)
   label: string;
 
@@ -29,7 +30,7 @@ export class UpdateApiKeyDto {
   @ApiPropertyOptional()
   @IsOmittable()
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(100)
   label?: string;
 

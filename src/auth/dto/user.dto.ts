@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsEmail, IsNotEmpty, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsEmail, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { PERMISSIONS, Permission } from '../permissions';
+import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 
 export class RegisterDto {
   @ApiProperty({ example: 'ana@loja.example' })
@@ -16,7 +17,7 @@ export class RegisterDto {
 
   @ApiProperty({ example: 'Ana Souza' })
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(200)
   name: string;
 }

@@ -7,7 +7,6 @@ import {
   IsEmail,
   IsIn,
   IsInt,
-  IsNotEmpty,
   IsOptional,
   IsString,
   IsUUID,
@@ -16,6 +15,7 @@ import {
 } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/pagination';
 import { NestedObject, NestedObjects } from '../../common/validation/nested.decorator';
+import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 import { PAYMENT_TYPES, PaymentType } from '../../split/table';
 import { BoletoViewDto, CardDto, PixViewDto } from '../../transactions/dto/transaction.dto';
 import { ORDER_STATUSES, OrderStatus } from '../order-state';
@@ -27,7 +27,7 @@ const quantityMessage = 'must be an integer of at least 1';
 export class BuyerDto {
   @ApiProperty({ example: 'Ana Souza' })
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(200)
   name: string;
 

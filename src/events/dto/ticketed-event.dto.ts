@@ -7,7 +7,6 @@ import {
   IsArray,
   IsIn,
   IsInt,
-  IsNotEmpty,
   IsOptional,
   IsString,
   IsUUID,
@@ -20,6 +19,7 @@ import { PageQueryDto } from '../../common/pagination/pagination';
 import { IsDateTime } from '../../common/validation/date-time.decorator';
 import { IsOmittable } from '../../common/validation/optional.decorator';
 import { NestedObjects } from '../../common/validation/nested.decorator';
+import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 import { PAYMENT_TYPES, PaymentType } from '../../split/table';
 
 export const EVENT_STATUSES = ['draft', 'published', 'closed'] as const;
@@ -35,7 +35,7 @@ const installmentsMessage = 'must be an integer from 1 to 12';
 export class TicketTypeInputDto {
   @ApiProperty({ example: 'Pista' })
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(100)
   name: string;
 
@@ -70,7 +70,7 @@ export class TicketTypePatchDto {
   @ApiPropertyOptional({ example: 'Pista', description: 'Required when adding.' })
   @IsOmittable()
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(100)
   name?: string;
 
@@ -132,7 +132,7 @@ export class CreateTicketedEventDto {
 
   @ApiProperty({ example: 'Festival de Verão' })
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(200)
   name: string;
 
@@ -186,7 +186,7 @@ export class UpdateTicketedEventDto {
   @ApiPropertyOptional({ example: 'Festival de Verão' })
   @IsOmittable()
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(200)
   name?: string;
 

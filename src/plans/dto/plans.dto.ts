@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { Allow, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { MoneyField } from '../../common/money/money.decorators';
 import { PageQueryDto } from '../../common/pagination/pagination';
 import { EntryModeField, InstallmentsField, isCardPayment, PaymentTypeField } from './payment-fields';
 import { FieldRule } from '../../common/validation/field-rule';
+import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 import type { EntryMode, PaymentType } from '../../split/table';
 import type { RatePlan } from '../entities/rate-plan.entity';
 import type { SplitPlan } from '../entities/split-plan.entity';
@@ -66,7 +67,7 @@ const SPLIT_EXAMPLE = `{"credit1": {"Visa": {"Programador": 0.5, "Master": 1.0, 
 export class CreateSplitPlanDto {
   @ApiProperty({ example: 'Parceiros 2026', description: 'Display name.' })
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(200)
   name: string;
 
@@ -133,7 +134,7 @@ export class SimulateSplitDto {
   @ApiPropertyOptional({ example: 'Visa', description: 'Required for credit and debit.' })
   @ValidateIf((input: SimulateSplitDto, brand) => brand != null || isCardPayment(input.payment_type))
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(60)
   @FieldRule(
     'cardBrandOfType',

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, isUUID, MaxLength } from 'class-validator';
+import { IsEmail, IsObject, IsOptional, IsString, IsUUID, isUUID, MaxLength } from 'class-validator';
 import { FieldRule } from '../../common/validation/field-rule';
 import { IsOmittable } from '../../common/validation/optional.decorator';
+import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 
 const MAX_PARTICIPANTS = 50;
 import type { Seller } from '../entities/seller.entity';
@@ -9,7 +10,7 @@ import type { Seller } from '../entities/seller.entity';
 export class CreateSellerDto {
   @ApiProperty({ example: 'Loja Exemplo Ltda' })
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(200)
   name: string;
 
@@ -31,7 +32,7 @@ export class UpdateSellerDto {
   @ApiPropertyOptional()
   @IsOmittable()
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(200)
   name?: string;
 

@@ -1,11 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { IsString, MaxLength } from 'class-validator';
 import type { Subaccount } from '../entities/subaccount.entity';
+import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 
 export class CreateSubaccountDto {
   @ApiProperty({ example: 'Filial Centro' })
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(200)
   name: string;
 }

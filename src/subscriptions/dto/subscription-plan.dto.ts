@@ -7,7 +7,6 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
-  IsNotEmpty,
   IsOptional,
   IsString,
   IsUUID,
@@ -20,6 +19,7 @@ import { formatMoney } from '../../common/money/money';
 import { MoneyField } from '../../common/money/money.decorators';
 import { PageQueryDto } from '../../common/pagination/pagination';
 import { IsOmittable } from '../../common/validation/optional.decorator';
+import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 import { INTERVALS, Interval } from '../billing-period';
 import type { SubscriptionPaymentType, SubscriptionPlan } from '../entities/subscription.types';
 
@@ -32,7 +32,7 @@ export class CreateSubscriptionPlanDto {
 
   @ApiProperty({ example: 'Clube do Café', maxLength: 200 })
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(200)
   name: string;
 
@@ -95,7 +95,7 @@ export class UpdateSubscriptionPlanDto {
   @ApiPropertyOptional({ maxLength: 200 })
   @IsOmittable()
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(200)
   name?: string;
 

@@ -1,20 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  IsBoolean,
-  IsDefined,
-  IsEmail,
-  IsIn,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  MaxLength,
-  ValidateIf,
-} from 'class-validator';
+import { IsBoolean, IsDefined, IsEmail, IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { formatMoney } from '../../common/money/money';
 import { PageQueryDto } from '../../common/pagination/pagination';
 import { FieldRule } from '../../common/validation/field-rule';
 import { OptionalBody } from '../../common/validation/optional.decorator';
 import { NestedObject } from '../../common/validation/nested.decorator';
+import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 import { normaliseDocument } from '../../sellers/document';
 import { CardDto } from '../../transactions/dto/transaction.dto';
 import type {
@@ -30,7 +21,7 @@ export const SUBSCRIPTION_STATUSES: SubscriptionStatus[] = ['trialing', 'active'
 export class SubscriberDto {
   @ApiProperty({ example: 'Ana Souza', maxLength: 200 })
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(200)
   name: string;
 

@@ -3,7 +3,6 @@ import {
   IsEmail,
   IsIn,
   IsInt,
-  IsNotEmpty,
   IsOptional,
   IsString,
   IsUUID,
@@ -31,6 +30,7 @@ import {
 import { FeeViewDto, SplitViewDto } from '../../plans/dto/resolution.dto';
 import { ENTRY_MODES, EntryMode, PAYMENT_TYPES, PaymentType } from '../../split/table';
 import { Checked, checkMoney, checkPercentage, formatMoney, formatPercentage } from '../../common/money/money';
+import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 import type { SplitRule } from '../entities/split-rule.entity';
 import type { Transaction, TransactionStatus } from '../entities/transaction.entity';
 
@@ -49,7 +49,7 @@ export class CardDto {
 
   @ApiProperty({ example: 'ANA SOUZA' })
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(100)
   holder_name: string;
 
@@ -82,7 +82,7 @@ export class CustomerDto {
   @ApiPropertyOptional({ example: 'Ana Souza' })
   @IsOptional()
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(200)
   name?: string;
 

@@ -2,7 +2,6 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsDefined,
   IsIn,
-  IsNotEmpty,
   IsOptional,
   IsString,
   IsUUID,
@@ -17,6 +16,7 @@ import { CreatedRangeQueryDto } from '../../common/pagination/created-range.dto'
 import { PageQueryDto } from '../../common/pagination/pagination';
 import { IsOmittable } from '../../common/validation/optional.decorator';
 import { NestedObject } from '../../common/validation/nested.decorator';
+import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 import type { DepositRow, DepositStatus } from '../deposits.repository';
 import type { PostingRow, PostingStatus, VirtualAccountRow } from '../ledger.repository';
 
@@ -60,7 +60,7 @@ export class DepositDto {
     },
   })
   @IsString({ message: 'is required for a manual deposit and must be a string' })
-  @IsNotEmpty({ message: 'is required for a manual deposit' })
+  @IsNotBlank({ message: 'is required for a manual deposit' })
   @MaxLength(500)
   reason?: string;
 
@@ -81,7 +81,7 @@ export class DepositsQueryDto extends PageQueryDto {
 export class PayeeDto {
   @ApiProperty({ example: 'Companhia de Energia' })
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(200)
   name: string;
 
@@ -147,7 +147,7 @@ export class TransferDestinationDto {
   @ApiPropertyOptional({ example: 'ana@example.com', description: 'A PIX key: e-mail, phone, CPF/CNPJ or random key.' })
   @IsOmittable()
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(77)
   pix_key?: string;
 
