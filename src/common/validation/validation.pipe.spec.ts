@@ -6,6 +6,7 @@ import {
   IsInt,
   IsObject,
   IsOptional,
+  IsPositive,
   IsString,
   MaxLength,
   Min,
@@ -67,14 +68,23 @@ class Label {
 describe('validation: what a value is comes before what it holds', () => {
   const pipe = createValidationPipe();
 
-  it('reports a field left out as the wrong kind of value first, in errors and in the message', async () => {
+  it('reports a field left out as the wrong kind of value, not by the checks of its content', async () => {
     const refused = pipe.transform({}, { type: 'body', metatype: Label });
     await expect(refused).rejects.toMatchObject({
       message: 'Invalid request: name must be a string (and 1 more field).',
-      errors: {
-        name: ['must be a string', 'must be shorter than or equal to 20 characters'],
-        tags: ['must be an array', 'each value must be a string', 'must contain no more than 3 elements'],
-      },
+      errors: { name: ['must be a string'], tags: ['must be an array', 'each value must be a string'] },
+    });
+  });
+
+  it('says a message once, however many checks give it', async () => {
+    class Page {
+      @IsInt({ message: 'must be a whole number from 1 to 100' })
+      @Min(1, { message: 'must be a whole number from 1 to 100' })
+      @IsPositive({ message: 'must be a whole number from 1 to 100' })
+      limit: number;
+    }
+    await expect(pipe.transform({ limit: 0 }, { type: 'body', metatype: Page })).rejects.toMatchObject({
+      errors: { limit: ['must be a whole number from 1 to 100'] },
     });
   });
 

@@ -101,12 +101,19 @@ export function flatten(errors: ClassValidatorError[], prefix = ''): FieldErrors
   const result: FieldErrors = {};
   for (const error of errors) {
     const path = prefix ? `${prefix}.${error.property}` : error.property;
-    for (const [name, message] of Object.entries(error.constraints ?? {}).sort(byShapeFirst)) {
+    const checks = Object.entries(error.constraints ?? {}).sort(byShapeFirst);
+    // A value of the wrong kind: what the checks of its content say of it means nothing (a missing
+    // name is not "longer than 200 characters"). Field rules still speak.
+    const wrongKind = checks.some(([name]) => SHAPE_CHECKS.includes(name));
+    for (const [name, message] of checks) {
+      const rule = error.contexts?.[name]?.[FIELD_RULE_CONTEXT];
+      if (wrongKind && !rule && !SHAPE_CHECKS.includes(name)) continue;
       // A field rule may report under paths below its field (customer.name); others report the field.
-      const findings = error.contexts?.[name]?.[FIELD_RULE_CONTEXT]
-        ? ruleFindings(message)
-        : [['', stripProperty(message, error.property)] as const];
-      for (const [below, text] of findings) (result[below ? `${path}.${below}` : path] ??= []).push(text);
+      const findings = rule ? ruleFindings(message) : [['', stripProperty(message, error.property)] as const];
+      for (const [below, text] of findings) {
+        const messages = (result[below ? `${path}.${below}` : path] ??= []);
+        if (!messages.includes(text)) messages.push(text);
+      }
     }
     if (error.children?.length) Object.assign(result, flatten(error.children, path));
   }
@@ -114,10 +121,10 @@ export function flatten(errors: ClassValidatorError[], prefix = ''): FieldErrors
 }
 
 /**
- * The checks of what a value is (there at all, a list, a string…) before those of its content
- * (length, range, members): a field left out reads "must be a string", not "must be shorter
- * than 200 characters", first in `errors` and in the error's `message`. Otherwise in the
- * order class-validator reports them (a stable sort).
+ * The checks of what a value is (there at all, a list, a string…), reported before those of its
+ * content (length, range, members), which are left out when one of them fails: a field left out
+ * reads "must be a string", not "must be shorter than 200 characters", in `errors` and in the
+ * error's `message`. Otherwise in the order class-validator reports them (a stable sort).
  */
 const SHAPE_CHECKS = ['isDefined', 'isArray', 'isObject', 'isString', 'isInt', 'isNumber', 'isBoolean'];
 const shapeRank = (name: string) => (SHAPE_CHECKS.includes(name) ? SHAPE_CHECKS.indexOf(name) : SHAPE_CHECKS.length);
