@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { createApp, stopApp } from './app.factory';
 import { ConfigError, localBaseUrl } from './config/config';
+import { listenError } from './config/listen-error';
 import { prepareRuntime } from './runtime';
 import { onShutdownSignal } from './shutdown';
 
@@ -13,7 +14,9 @@ async function main(): Promise<void> {
   let app;
   try {
     app = await createApp(config);
-    await app.listen({ port: config.port, host: config.host });
+    await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
+      throw listenError(error, config.host, config.port);
+    });
   } catch (error) {
     await app?.close().catch(() => undefined);
     await runtime.release();

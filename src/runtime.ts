@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { AppConfig, Environment, readEnvironment, toAppConfig } from './config/config';
+import { AppConfig, ConfigError, Environment, readEnvironment, toAppConfig } from './config/config';
 import { DataDirInUseError, lockDataDir } from './database/data-dir-lock';
 import { runningEmbeddedUrl, startEmbeddedPostgres } from './database/embedded-postgres';
 import { runMigrations } from './database/migrate';
@@ -31,6 +31,8 @@ export async function prepareRuntime(
   source: NodeJS.ProcessEnv = process.env,
 ): Promise<Runtime> {
   const env = readEnvironment(source);
+  // The folder keeps the embedded database and the generated JWT secret, when either is used.
+  if (!env.DATABASE_URL || !env.JWT_SECRET) checkDataDir(env.DATA_DIR);
   const releases: Array<() => Promise<void> | void> = [];
   const release = async () => {
     for (const step of releases.reverse()) await step();
@@ -67,6 +69,18 @@ async function resolveDatabase(
   const embedded = await startEmbeddedPostgres(env.DATA_DIR, log);
   releases.push(() => embedded.stop());
   return embedded.url;
+}
+
+/** DATA_DIR is a folder this process can write to (created when missing), or start-up stops naming it. */
+function checkDataDir(dataDir: string): void {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    accessSync(dataDir, constants.W_OK);
+  } catch (error) {
+    throw new ConfigError([
+      `DATA_DIR must be a folder this process can write to (${dataDir}: ${(error as Error).message})`,
+    ]);
+  }
 }
 
 function readOrCreateJwtSecret(dataDir: string): string {

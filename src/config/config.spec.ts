@@ -60,6 +60,23 @@ describe('configuration', () => {
     }
   });
 
+  it('refuses a HOST, SMTP_URL or MAIL_FROM that cannot work, naming it', () => {
+    for (const host of ['0.0.0.0', '::', '127.0.0.1', 'localhost', 'api.internal', 'my-host']) {
+      expect(readEnvironment({ HOST: host }).HOST).toBe(host);
+    }
+    for (const host of ['not_a_host', '999.1.1.1', '1.2.3', '-bad', 'a..b']) {
+      expect(() => readEnvironment({ HOST: host })).toThrow(/HOST must be an IP address or a host name/);
+    }
+    expect(() => readEnvironment({ SMTP_URL: 'smtp://' })).toThrow(/SMTP_URL must name the SMTP server/);
+    expect(readEnvironment({ SMTP_URL: 'smtps://user:pw@mail.example:465' }).SMTP_URL).toBeDefined();
+    for (const from of ['no-reply@payments.example', 'dev@localhost', 'Payments <no-reply@payments.example>']) {
+      expect(readEnvironment({ MAIL_FROM: from }).MAIL_FROM).toBe(from);
+    }
+    for (const from of ['notanemail', 'a b@c.d', 'Payments <>']) {
+      expect(() => readEnvironment({ MAIL_FROM: from })).toThrow(/MAIL_FROM must be an e-mail address/);
+    }
+  });
+
   it('reports every problem at once', () => {
     try {
       readEnvironment({ PORT: '-1', ACCESS_TOKEN_TTL: 'x' });

@@ -32,6 +32,13 @@ const urlWithProtocol = (protocols: string[]) =>
     { message: `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}` },
   );
 
+/** A host name of letters, digits and hyphens in dot-separated labels (RFC 1123), not all digits. */
+const HOST_NAME =
+  /^(?=.{1,253}$)(?!\d+(\.\d+)*$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
+/** A mailbox, alone or with a display name: `no-reply@example.com`, `Payments <no-reply@example.com>`. */
+const MAILBOX = /^(?:[^<>@]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/;
+
 /** An address or a CIDR block ("10.0.0.0/8", "fd00::/8"). */
 function isAddressOrBlock(entry: string): boolean {
   const [address, prefix, ...rest] = entry.split('/');
@@ -58,7 +65,10 @@ const trustProxy = z.union([
 const envSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-    HOST: z.string().min(1).default('0.0.0.0'),
+    HOST: z
+      .string()
+      .refine((v) => isIP(v) !== 0 || HOST_NAME.test(v), { message: 'must be an IP address or a host name' })
+      .default('0.0.0.0'),
     PORT: z.coerce
       .number({ message: 'must be an integer between 0 and 65535' })
       .int({ message: 'must be an integer between 0 and 65535' })
@@ -84,8 +94,15 @@ const envSchema = z
     JWT_SECRET: z.string().min(32, { message: 'must be at least 32 characters' }).optional(),
     ACCESS_TOKEN_TTL: positiveSeconds.default(86_400),
     REFRESH_TOKEN_TTL: positiveSeconds.default(345_600),
-    SMTP_URL: urlWithProtocol(['smtp:', 'smtps:']).optional(),
-    MAIL_FROM: z.string().min(3).default('Seller Payments <no-reply@payments.local>'),
+    SMTP_URL: urlWithProtocol(['smtp:', 'smtps:'])
+      .refine((v) => !URL.canParse(v) || new URL(v).hostname !== '', {
+        message: 'must name the SMTP server: smtp://host:port',
+      })
+      .optional(),
+    MAIL_FROM: z
+      .string()
+      .regex(MAILBOX, { message: 'must be an e-mail address, alone or as "Name <address>"' })
+      .default('Seller Payments <no-reply@payments.local>'),
     WEBHOOKS_ALLOW_PRIVATE_URLS: booleanFlag.default(false),
     WEBHOOKS_RETRY_SCALE: z.coerce
       .number({ message: 'must be a number greater than 0 and at most 1' })

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findFreePort } from '../../src/common/net/free-port';
@@ -51,6 +51,21 @@ describe('process lifecycle', () => {
         api.child.kill('SIGKILL');
         await proxy.cut();
         await dropTestDatabase(databaseUrl);
+      }
+    });
+  });
+
+  describe('DATA_DIR', () => {
+    it('that is a file, not a folder: stops at once with a message naming it', async () => {
+      const folder = mkdtempSync(join(tmpdir(), 'payments-data-dir-'));
+      const file = join(folder, 'a-file');
+      writeFileSync(file, '');
+      try {
+        const api = await spawnApi({ DATABASE_URL: '', JWT_SECRET: '', DATA_DIR: file });
+        expect((await api.exited).code).toBe(1);
+        expect(api.output()).toContain(`DATA_DIR must be a folder this process can write to (${file}: EEXIST`);
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
       }
     });
   });
