@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { ApiProcess, spawnApi } from '../support/api-process';
 import { createTestDatabase, dropTestDatabase } from '../support/database';
 
@@ -114,5 +115,43 @@ describe('graceful shutdown', () => {
     expect(after.filter((o) => o.started > drainSeenAt && o.status! < 300)).toEqual([]);
     expect(api.output()).toMatch(/SIGTERM received: draining requests/);
     expect(api.output()).toMatch(/Stopped/);
+  });
+
+  it('answers a request still running when SHUTDOWN_TIMEOUT is up with 503 and the error body, not a reset', async () => {
+    const short = await spawnApi({ DATABASE_URL: databaseUrl, SHUTDOWN_TIMEOUT: '1' });
+    const blocker = new Client({ connectionString: databaseUrl });
+    await blocker.connect();
+    try {
+      await short.ready();
+      // A registration that waits on a lock of the users table for longer than the drain may last.
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE users IN ACCESS EXCLUSIVE MODE');
+      const pending = fetch(`${short.baseUrl}/user/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          email: `cut-${Date.now()}@example.com`,
+          password: 'correct horse battery',
+          name: 'Cut',
+        }),
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      short.child.kill('SIGTERM');
+      const res = await pending;
+      expect(res.status).toBe(503);
+      expect(res.headers.get('connection')).toBe('close');
+      expect(await res.json()).toMatchObject({
+        statusCode: 503,
+        code: 'service_unavailable',
+        message: expect.stringContaining('outcome is unknown'),
+        request_id: res.headers.get('x-request-id'),
+      });
+      await blocker.query('ROLLBACK');
+      expect(await short.exited).toEqual({ code: 0, signal: null });
+      expect(short.output()).toMatch(/1 request\(s\) still running after 1 s were cut/);
+    } finally {
+      if (short.child.exitCode === null && short.child.signalCode === null) short.child.kill('SIGKILL');
+      await blocker.end();
+    }
   });
 });

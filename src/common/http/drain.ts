@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { ServerResponse } from 'node:http';
 import { Server } from 'node:net';
 import type { Socket } from 'node:net';
 import { ServiceUnavailableError } from '../errors/api-error';
@@ -16,7 +17,8 @@ const POLL_MS = 20;
  * 1. every new request (readiness included, liveness excepted) answers 503 `service_unavailable`
  *    with the error body, and every response from then on carries `Connection: close`, so that
  *    clients stop reusing their connections;
- * 2. requests already running finish, for at most the drain timeout;
+ * 2. requests already running finish, for at most the drain timeout; one still running then is
+ *    answered 503 `service_unavailable` (its outcome unknown: retry with the same Idempotency-Key);
  * 3. the listener closes once no new connection has come for a moment (a load balancer that saw
  *    readiness fail has stopped sending; connections waiting in the kernel's accept queue when a
  *    listener closes are reset), or when the drain timeout is over;
@@ -27,7 +29,8 @@ const POLL_MS = 20;
  */
 export class RequestDrain {
   private draining = false;
-  private inFlight = 0;
+  /** The responses of the requests running, with their request ids. */
+  private readonly running = new Map<ServerResponse, string>();
   private readonly sockets = new Set<Socket>();
   private lastConnectionAt = 0;
 
@@ -50,8 +53,8 @@ export class RequestDrain {
         );
         return reply.status(response.status).headers(response.headers).send(response.body);
       }
-      this.inFlight++;
-      reply.raw.once('close', () => this.inFlight--);
+      this.running.set(reply.raw, String(request.id));
+      reply.raw.once('close', () => this.running.delete(reply.raw));
     });
     fastify.addHook('onSend', async (_request, reply) => {
       if (this.draining) reply.header('connection', 'close');
@@ -65,8 +68,9 @@ export class RequestDrain {
   async drain(server: Server, timeoutMs: number): Promise<number> {
     this.draining = true;
     const deadline = Date.now() + timeoutMs;
-    await waitUntil(() => this.inFlight === 0, deadline);
-    const unfinished = this.inFlight;
+    await waitUntil(() => this.running.size === 0, deadline);
+    const unfinished = this.running.size;
+    for (const [response, requestId] of this.running) answerCut(response, requestId);
     await waitUntil(() => Date.now() - this.lastConnectionAt >= QUIET_MS, deadline);
     // net.Server's close: stop accepting, without http.Server's closing of idle connections,
     // which would reset a connection whose request is on its way.
@@ -75,6 +79,30 @@ export class RequestDrain {
     for (const socket of this.sockets) socket.destroy();
     return unfinished;
   }
+}
+
+/**
+ * A request still running when the drain time is up gets an answer before its connection
+ * closes: 503 with the error body. What it did is unknown (it may have committed): a retry
+ * with the same Idempotency-Key finds out.
+ */
+function answerCut(response: ServerResponse, requestId: string): void {
+  if (response.headersSent) return;
+  const { status, headers, body } = toErrorResponse(
+    new ServiceUnavailableError(
+      'The service stopped before this request finished; its outcome is unknown. Retry it with the same Idempotency-Key.',
+    ),
+    requestId,
+  );
+  const json = JSON.stringify(body);
+  response.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(json),
+    'x-request-id': requestId,
+    connection: 'close',
+  });
+  response.end(json);
 }
 
 async function waitUntil(condition: () => boolean, deadline: number): Promise<void> {
