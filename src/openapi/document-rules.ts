@@ -119,6 +119,7 @@ export const CONVENTIONS = `
 - Every response carries \`X-Request-Id\`; every 4xx and 5xx has the body \`ErrorBodyDto\`.
 - A known path called with a method it does not list answers **405** \`method_not_allowed\` with an
   \`Allow\` header naming the methods it serves, before any authentication. An unknown path answers 404.
+- \`HEAD\` is answered wherever \`GET\` is (the same status and headers, no body), and \`Allow\` lists it.
 - Paths are listed without the trailing slash; the same path with it works too.
 - A body over 1 MiB answers 413, a body that is not \`application/json\` 415, malformed JSON 400 \`invalid_json\`.
 - Unexpected failures answer 500 \`internal_error\`; an unreachable database 503 \`service_unavailable\`.

@@ -60,11 +60,23 @@ describe('HTTP contract', () => {
       expect(res.body.message).toBe('No route matches GET /nope.');
     });
 
+    it('answers HEAD wherever GET is served: the same status and headers, no body', async () => {
+      const live = await fetch(`${t.baseUrl}/health/live`, { method: 'HEAD' });
+      expect(live.status).toBe(200);
+      expect(live.headers.get('x-request-id')).toEqual(expect.any(String));
+      expect(await live.text()).toBe('');
+      // Authentication applies as to GET.
+      const me = await fetch(`${t.baseUrl}/user/me`, { method: 'HEAD' });
+      expect(me.status).toBe(401);
+      expect(me.headers.get('www-authenticate')).toBe('Bearer');
+      expect(await me.text()).toBe('');
+    });
+
     it('answers 405 with Allow and the error body for a known path and another method', async () => {
       for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
         const res = await t.http.request(method, '/health/live');
         expect(res.status).toBe(405);
-        expect(res.headers.get('allow')).toBe('GET');
+        expect(res.headers.get('allow')).toBe('GET, HEAD');
         expectErrorBody(res.body, 405, 'method_not_allowed');
       }
     });

@@ -77,11 +77,11 @@ describe('plans', () => {
       ];
       for (const [, token] of credentials) {
         for (const [method, path, allow] of [
-          ['POST', '/plans/plans/rates/', 'GET'],
-          ['PUT', `/plans/plans/rates/${ratePlanId}/`, 'GET'],
-          ['PATCH', `/plans/plans/rates/${ratePlanId}/`, 'GET'],
-          ['DELETE', `/plans/plans/rates/${ratePlanId}/`, 'GET'],
-          ['DELETE', '/plans/plans/rates/7d7e1b6c-55b1-4d6c-9a1a-0e4bfe5a2a11', 'GET'],
+          ['POST', '/plans/plans/rates/', 'GET, HEAD'],
+          ['PUT', `/plans/plans/rates/${ratePlanId}/`, 'GET, HEAD'],
+          ['PATCH', `/plans/plans/rates/${ratePlanId}/`, 'GET, HEAD'],
+          ['DELETE', `/plans/plans/rates/${ratePlanId}/`, 'GET, HEAD'],
+          ['DELETE', '/plans/plans/rates/7d7e1b6c-55b1-4d6c-9a1a-0e4bfe5a2a11', 'GET, HEAD'],
         ]) {
           const res = await t.http.request(method, path, {
             token,
@@ -258,7 +258,7 @@ describe('plans', () => {
           body: method === 'DELETE' ? undefined : { name: 'x' },
         });
         expect(res.status).toBe(405);
-        expect(res.headers.get('allow')).toBe('GET');
+        expect(res.headers.get('allow')).toBe('GET, HEAD');
       }
       await expect(t.db.query(`UPDATE split_plans SET name = 'x' WHERE id = $1`, [plan.id])).rejects.toThrow(
         /immutable/,

@@ -694,7 +694,7 @@ describe('virtual accounts', () => {
     ]) {
       const res = await t.http.delete(`${base()}/${a}/`, { token });
       expect(res.status).toBe(405);
-      expect(res.headers.get('allow')).toBe('GET');
+      expect(res.headers.get('allow')).toBe('GET, HEAD');
       expect(res.body.code).toBe('method_not_allowed');
     }
     expect(await balance(a)).toBe('0.00');

@@ -319,11 +319,11 @@ describe('webhook management', () => {
   it('answers 405 with Allow on other methods, before authentication', async () => {
     const put = await t.http.put(`${base}/`, {});
     expect(put.status).toBe(405);
-    expect(put.headers.get('allow')).toBe('GET, POST');
+    expect(put.headers.get('allow')).toBe('GET, HEAD, POST');
     expect(put.body.code).toBe('method_not_allowed');
     const detail = await t.http.post(`${base}/00000000-0000-4000-8000-000000000000/`, {});
     expect(detail.status).toBe(405);
-    expect(detail.headers.get('allow')).toBe('GET, PATCH, DELETE');
+    expect(detail.headers.get('allow')).toBe('GET, HEAD, PATCH, DELETE');
     expect((await t.http.get(`${base}/00000000-0000-4000-8000-000000000000/rotate_secret/`)).headers.get('allow')).toBe(
       'POST',
     );
@@ -335,7 +335,7 @@ describe('webhook management', () => {
           path,
           method,
           status: 405,
-          allow: 'GET',
+          allow: 'GET, HEAD',
         });
         expect(answer.body.code).toBe('method_not_allowed');
       }

@@ -99,6 +99,8 @@ export class ContractChecker {
     const operation = match.entry.item[method];
     if (!operation) {
       const documented = METHODS.filter((m) => match.entry.item[m]).map((m) => m.toUpperCase());
+      // HEAD goes with GET (HTTP semantics; the document lists GET only).
+      if (documented.includes('GET')) documented.push('HEAD');
       const problems: string[] = [];
       if (call.status !== 405) {
         problems.push(`${call.method} ${match.entry.template} is not in openapi.json, yet it answered ${call.status}`);
