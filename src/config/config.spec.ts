@@ -69,10 +69,21 @@ describe('configuration', () => {
     }
     expect(() => readEnvironment({ SMTP_URL: 'smtp://' })).toThrow(/SMTP_URL must name the SMTP server/);
     expect(readEnvironment({ SMTP_URL: 'smtps://user:pw@mail.example:465' }).SMTP_URL).toBeDefined();
-    for (const from of ['no-reply@payments.example', 'dev@localhost', 'Payments <no-reply@payments.example>']) {
+    for (const from of [
+      'no-reply@payments.example',
+      'dev@localhost',
+      'Payments <no-reply@payments.example>',
+      '"Payments, Inc" <no-reply@payments.example>',
+    ]) {
       expect(readEnvironment({ MAIL_FROM: from }).MAIL_FROM).toBe(from);
     }
-    for (const from of ['notanemail', 'a b@c.d', 'Payments <>']) {
+    for (const from of [
+      'notanemail',
+      'a b@c.d',
+      'Payments <>',
+      'Payments, Inc <no-reply@payments.example>',
+      'a@b.c, d@e.f',
+    ]) {
       expect(() => readEnvironment({ MAIL_FROM: from })).toThrow(/MAIL_FROM must be an e-mail address/);
     }
   });

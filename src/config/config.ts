@@ -36,8 +36,11 @@ const urlWithProtocol = (protocols: string[]) =>
 const HOST_NAME =
   /^(?=.{1,253}$)(?!\d+(\.\d+)*$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 
-/** A mailbox, alone or with a display name: `no-reply@example.com`, `Payments <no-reply@example.com>`. */
-const MAILBOX = /^(?:[^<>@]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/;
+/**
+ * One mailbox, alone or with a display name: `no-reply@example.com`, `Payments <no-reply@example.com>`,
+ * `"Payments, Inc" <no-reply@example.com>` (a comma outside quotes would make it two addresses).
+ */
+const MAILBOX = /^(?:(?:"[^"]*"\s*|[^<>@,"]*)<[^\s<>@,]+@[^\s<>@,]+>|[^\s<>@,]+@[^\s<>@,]+)$/;
 
 /** An address or a CIDR block ("10.0.0.0/8", "fd00::/8"). */
 function isAddressOrBlock(entry: string): boolean {

@@ -140,6 +140,12 @@ function routerError(
  */
 function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // A response of an earlier request on this connection has begun: writing now would land in its
+  // body (as Node's own handler, only the connection is closed then).
+  if ((socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+    socket.destroy(error);
+    return;
+  }
   const refusal =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? new ApiError(408, 'request_timeout', 'The request did not arrive in time.')

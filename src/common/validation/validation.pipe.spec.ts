@@ -13,6 +13,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ValidationError } from '../errors/api-error';
+import { NestedObject } from './nested.decorator';
 import { OptionalBody } from './optional.decorator';
 import { assertValid, createValidationPipe } from './validation.pipe';
 
@@ -74,6 +75,19 @@ describe('validation: what a value is comes before what it holds', () => {
       message: 'Invalid request: name must be a string (and 1 more field).',
       errors: { name: ['must be a string'], tags: ['must be an array', 'each value must be a string'] },
     });
+  });
+
+  it('does not check the members of an array given where one object belongs', async () => {
+    class Holder {
+      @NestedObject(() => Label)
+      label: Label;
+    }
+    await expect(
+      pipe.transform({ label: [{ name: 5, tags: 'x' }] }, { type: 'body', metatype: Holder }),
+    ).rejects.toMatchObject({ errors: { label: ['must be an object'] } });
+    await expect(
+      pipe.transform({ label: [{ name: 5, tags: 'x' }] }, { type: 'body', metatype: Holder }),
+    ).rejects.not.toHaveProperty(['errors', 'label.0.name']);
   });
 
   it('says a message once, however many checks give it', async () => {

@@ -115,7 +115,8 @@ export function flatten(errors: ClassValidatorError[], prefix = ''): FieldErrors
         if (!messages.includes(text)) messages.push(text);
       }
     }
-    if (error.children?.length) Object.assign(result, flatten(error.children, path));
+    // Nor is what a value of the wrong kind holds checked (the members of an array given for an object).
+    if (error.children?.length && !wrongKind) Object.assign(result, flatten(error.children, path));
   }
   return result;
 }
