@@ -47,6 +47,36 @@ describe('ticketed events and checkout', () => {
   const outbox = async (type: string, orderId: string) =>
     (await t.db.query(`SELECT data FROM outbox_events WHERE type = $1 AND data->>'id' = $2`, [type, orderId])).rows;
   const orderCount = async () => Number((await t.db.query('SELECT count(*) FROM event_orders')).rows[0].count);
+  const checkoutCharges = async () =>
+    Number((await t.db.query(`SELECT count(*) FROM transactions WHERE source = 'event_checkout'`)).rows[0].count);
+  /**
+   * A card checkout of 1 seat of `ticketType` while another buyer's transaction holds 2 of its
+   * seats: the checkout's hold waits for that row lock, then the other buyer commits. Answers
+   * the checkout's response.
+   */
+  const checkoutBehindAnotherHold = async (eventId: string, ticketType: string) => {
+    const other = new Client({ connectionString: t.databaseUrl });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query('UPDATE ticket_types SET held = held + 2 WHERE id = $1', [ticketType]);
+      const pending = checkout(
+        eventId,
+        checkoutBody([{ ticket_type: ticketType, quantity: 1 }], { type: 'credit', card: CARDS.visa }),
+      );
+      await eventually(async () => {
+        const { rows } = await t.db.query(
+          `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+           WHERE NOT l.granted AND a.datname = current_database()`,
+        );
+        return rows[0].n > 0;
+      });
+      await other.query('COMMIT');
+      return await pending;
+    } finally {
+      await other.end();
+    }
+  };
 
   it('card paid: seats sold, one ticket per seat, the transaction is a normal one of the seller, tickets e-mailed', async () => {
     const event = await newEvent();
@@ -480,47 +510,23 @@ describe('ticketed events and checkout', () => {
     const e = await newEvent();
     const vip = e.ticket_types[1]; // 2 seats
     const orders = await orderCount();
-    const charges = async () =>
-      Number((await t.db.query(`SELECT count(*) FROM transactions WHERE source = 'event_checkout'`)).rows[0].count);
-    const chargesBefore = await charges();
-    // Another buyer's hold of the last 2 seats, not yet committed: the checkout below reads 2 left,
+    const chargesBefore = await checkoutCharges();
+    // Another buyer's hold of the last 2 seats, not yet committed: the checkout reads 2 left,
     // then its hold waits for this one's row lock and meets the CHECK once it commits.
-    const other = new Client({ connectionString: t.databaseUrl });
-    await other.connect();
-    try {
-      await other.query('BEGIN');
-      await other.query('UPDATE ticket_types SET held = held + 2 WHERE id = $1', [vip.id]);
-      const pending = checkout(
-        e.id,
-        checkoutBody([{ ticket_type: vip.id, quantity: 1 }], { type: 'credit', card: CARDS.visa }),
-      );
-      await eventually(async () => {
-        const { rows } = await t.db.query(
-          `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-           WHERE NOT l.granted AND a.datname = current_database()`,
-        );
-        return rows[0].n > 0;
-      });
-      await other.query('COMMIT');
-      const refused = await pending;
-      expect(refused.status).toBe(409);
-      expect(refused.body.code).toBe('sold_out');
-      expect(refused.body.message).toBe('"VIP" is sold out.');
-    } finally {
-      await other.end();
-    }
+    const refused = await checkoutBehindAnotherHold(e.id, vip.id);
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('sold_out');
+    expect(refused.body.message).toBe('"VIP" is sold out.');
     expect((await seats(e.id)).VIP).toEqual({ quantity: 2, sold: 0, held: 2 });
     expect(await orderCount()).toBe(orders);
-    expect(await charges()).toBe(chargesBefore); // the pending charge was in the refused transaction
+    expect(await checkoutCharges()).toBe(chargesBefore); // the pending charge was in the refused transaction
   });
 
   it('seats that come back after a refused hold: the order is placed again, once, with one charge', async () => {
     const e = await newEvent();
     const vip = e.ticket_types[1]; // 2 seats
     const orders = await orderCount();
-    const charges = async () =>
-      Number((await t.db.query(`SELECT count(*) FROM transactions WHERE source = 'event_checkout'`)).rows[0].count);
-    const chargesBefore = await charges();
+    const chargesBefore = await checkoutCharges();
     // Another buyer holds both seats while this checkout's hold waits, and lets them go right after
     // the database refused this hold (before the checkout counts what is left).
     const repository = t.app.get(TicketedEventsRepository);
@@ -529,24 +535,8 @@ describe('ticketed events and checkout', () => {
       await t.db.query('UPDATE ticket_types SET held = held - 2 WHERE id = $1', [vip.id]);
       return seatsLeft(ids);
     });
-    const other = new Client({ connectionString: t.databaseUrl });
-    await other.connect();
     try {
-      await other.query('BEGIN');
-      await other.query('UPDATE ticket_types SET held = held + 2 WHERE id = $1', [vip.id]);
-      const pending = checkout(
-        e.id,
-        checkoutBody([{ ticket_type: vip.id, quantity: 1 }], { type: 'credit', card: CARDS.visa }),
-      );
-      await eventually(async () => {
-        const { rows } = await t.db.query(
-          `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-           WHERE NOT l.granted AND a.datname = current_database()`,
-        );
-        return rows[0].n > 0;
-      });
-      await other.query('COMMIT');
-      const placed = await pending;
+      const placed = await checkoutBehindAnotherHold(e.id, vip.id);
       expect(placed.status).toBe(201);
       expect(placed.body.status).toBe('paid');
       expect(count).toHaveBeenCalledTimes(1);
@@ -555,11 +545,10 @@ describe('ticketed events and checkout', () => {
       expect(rows).toEqual([{ reference: placed.body.id }]);
     } finally {
       count.mockRestore();
-      await other.end();
     }
     expect((await seats(e.id)).VIP).toEqual({ quantity: 2, sold: 1, held: 0 });
     expect(await orderCount()).toBe(orders + 1);
-    expect(await charges()).toBe(chargesBefore + 1);
+    expect(await checkoutCharges()).toBe(chargesBefore + 1);
   });
 
   it('Idempotency-Key: a retried checkout is answered with the first order and holds nothing twice', async () => {
