@@ -78,8 +78,10 @@ export class UsersService {
     name?: string,
   ): Promise<{ user: User; created: boolean; reactivated: boolean }> {
     const passwordHash = await hashPassword(password);
-    const existing = await this.users.findByEmail(email);
     const result = await this.dataSource.transaction(async (manager) => {
+      // Read under the row lock, so the audit says what this changed even if an admin acts at once.
+      const found = await this.users.findByEmail(email, manager);
+      const existing = found && (await this.users.lockById(manager, found.id));
       if (!existing) {
         const user = await this.users.create(
           { email, name: name ?? normaliseEmail(email).split('@')[0], passwordHash, isSuperuser: true },
@@ -99,7 +101,7 @@ export class UsersService {
       const user = (await this.users.findById(existing.id, manager))!;
       return { user, created: false, reactivated: !existing.active };
     });
-    if (existing) this.credentials.userChanged(existing.id);
+    if (!result.created) this.credentials.userChanged(result.user.id);
     return result;
   }
 }
