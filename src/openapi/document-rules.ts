@@ -122,7 +122,11 @@ export const CONVENTIONS = `
 - \`HEAD\` is answered wherever \`GET\` is (the same status and headers, no body), and \`Allow\` lists it.
 - Paths are listed without the trailing slash; the same path with it works too.
 - A body over 1 MiB answers 413, a body that is not \`application/json\` 415, malformed JSON 400 \`invalid_json\`.
-- Unexpected failures answer 500 \`internal_error\`; an unreachable database 503 \`service_unavailable\`.
+- Unexpected failures answer 500 \`internal_error\`; an unreachable database 503 \`service_unavailable\`, as does
+  a request still running when a stopping instance's drain time is up (its outcome unknown: retry it with the
+  same \`Idempotency-Key\`).
+- A request that is not valid HTTP (a header with a control character) answers 400 \`malformed_request\`; headers
+  too large 431 \`headers_too_large\`; a request too slow to arrive 408 \`request_timeout\`. Each with the error body.
 - POSTs that create a record or move money take an \`Idempotency-Key\`; a replayed answer carries
   \`Idempotent-Replayed: true\`.`;
 
