@@ -1,5 +1,33 @@
-import { UUID_SHAPE } from '../common/validation/uuid';
+import { isUuid, UUID_SHAPE } from '../common/validation/uuid';
+import type { TokenClaims, TokenType } from './tokens.service';
 
 /** The bearer token's shape picks the strategy (API.md section 1): a JWT or an API key (a UUID). */
 export const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 export const API_KEY_SHAPE = UUID_SHAPE;
+
+/** How far in the future a token's `iat` may be (clocks of several API processes drift a little). */
+const CLOCK_SKEW_SECONDS = 60;
+
+/**
+ * Whether a verified token's claims are those the service issues for `type` (see TokensService.sign):
+ * user and token ids that are UUIDs, an integer token version, an issue time not in the future,
+ * an expiry, and for an access token its session. A signature proves only who signed: a token
+ * signed with the secret but without `exp` would never expire, one without `sid` would outlive
+ * its logout, and ids that are not UUIDs must not reach the database.
+ */
+export function isWellFormed(claims: Partial<TokenClaims>, type: TokenType): claims is TokenClaims {
+  const now = Math.floor(Date.now() / 1000);
+  return (
+    claims.typ === type &&
+    typeof claims.sub === 'string' &&
+    isUuid(claims.sub) &&
+    typeof claims.jti === 'string' &&
+    isUuid(claims.jti) &&
+    Number.isSafeInteger(claims.ver) &&
+    claims.ver! >= 0 &&
+    Number.isFinite(claims.iat) &&
+    claims.iat! <= now + CLOCK_SKEW_SECONDS &&
+    Number.isFinite(claims.exp) &&
+    (type === 'refresh' ? claims.sid === undefined : typeof claims.sid === 'string' && isUuid(claims.sid))
+  );
+}

@@ -5,6 +5,7 @@ import { UnauthorizedError } from '../common/errors/api-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { CredentialCache } from './credential-cache';
 import { RefreshTokensRepository } from './refresh-tokens.repository';
+import { isWellFormed } from './token-shape';
 import { UsersRepository } from './users.repository';
 
 export const JWT_ISSUER = 'seller-payments';
@@ -73,7 +74,7 @@ export class TokensService {
     this.credentials.userChanged(claims.sub);
   }
 
-  /** Verifies signature, expiry, issuer, audience and type; throws 401 otherwise. */
+  /** Verifies signature, expiry, issuer, audience, type and the claims' shape (isWellFormed); throws 401 otherwise. */
   async verify(token: string, type: TokenType): Promise<TokenClaims> {
     let claims: TokenClaims;
     try {
@@ -93,6 +94,7 @@ export class TokensService {
         `An ${claims.typ === 'access' ? 'access' : 'refresh'} token cannot be used here.`,
       );
     }
+    if (!isWellFormed(claims, type)) throw new UnauthorizedError('invalid_token', 'The token is not valid.');
     return claims;
   }
 

@@ -1,4 +1,5 @@
-import { decodeJwt, jwtVerify } from 'jose';
+import { decodeJwt, jwtVerify, SignJWT } from 'jose';
+import { randomUUID } from 'node:crypto';
 import { UsersService } from '../../src/auth/users.service';
 import { FixturesModule } from '../support/fixtures.module';
 import { createUser, login, validCnpj } from '../support/identity';
@@ -225,6 +226,38 @@ describe('users and sessions', () => {
       const forged = await t.http.get('/user/me', { token: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl' });
       expect(forged.status).toBe(401);
       expect(forged.body.code).toBe('invalid_token');
+    });
+
+    it('refuses a token signed with the secret whose claims the service would not issue (401, never 400 or 200)', async () => {
+      const user = await createUser(t);
+      const issued = decodeJwt(user.access);
+      const now = Math.floor(Date.now() / 1000);
+      const sign = (claims: Record<string, unknown>) =>
+        new SignJWT(claims)
+          .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+          .setIssuer('seller-payments')
+          .setAudience('seller-payments-api')
+          .sign(new TextEncoder().encode(TEST_JWT_SECRET));
+      const valid = { typ: 'access', ver: 0, sub: user.id, jti: randomUUID(), sid: issued.sid, iat: now, exp: now + 600 };
+      // The control: the same claims as issued are accepted.
+      expect((await t.http.get('/user/me', { token: await sign(valid) })).status).toBe(200);
+      const bent: Array<[string, Record<string, unknown>]> = [
+        ['no expiry', { ...valid, exp: undefined }],
+        ['no session (logout could not end it)', { ...valid, sid: undefined }],
+        ['issued in the future', { ...valid, iat: now + 3600 }],
+        ['a user id that is no UUID', { ...valid, sub: 'admin' }],
+        ['a session id that is no UUID', { ...valid, sid: 'x' }],
+        ['a token version that is no integer', { ...valid, ver: '0' }],
+      ];
+      for (const [what, claims] of bent) {
+        const res = await t.http.get('/user/me', { token: await sign(claims) });
+        expect({ what, status: res.status, code: res.body.code }).toEqual({ what, status: 401, code: 'invalid_token' });
+        expect(res.headers.get('www-authenticate')).toBe('Bearer');
+      }
+      // A refresh token without an expiry is refused as well.
+      const refresh = decodeJwt(user.refresh);
+      const endless = await sign({ typ: 'refresh', ver: 0, sub: user.id, jti: refresh.jti, iat: now });
+      expect((await t.http.post('/user/token/refresh', { refresh: endless })).status).toBe(401);
     });
 
     it('keeps Idempotency-Key replays apart per credential', async () => {

@@ -6,7 +6,7 @@ import { UnauthorizedError } from '../../common/errors/api-error';
 import { APP_CONFIG, AppConfig } from '../../config/config';
 import { CredentialCache } from '../credential-cache';
 import type { UserPrincipal } from '../principal';
-import { JWT_SHAPE } from '../token-shape';
+import { isWellFormed, JWT_SHAPE } from '../token-shape';
 import { JWT_AUDIENCE, JWT_ISSUER, TokenClaims } from '../tokens.service';
 import { UsersRepository } from '../users.repository';
 
@@ -51,6 +51,9 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   }
 
   async validate(request: Parameters<typeof bearerToken>[0], claims: TokenClaims): Promise<UserPrincipal> {
+    // A refresh token keeps its own answer (principalOf); any other token must be one the service issues.
+    if (claims.typ === 'access' && !isWellFormed(claims, 'access'))
+      throw new UnauthorizedError('invalid_token', 'The token is not valid.');
     const principal = await this.principalOf(claims);
     const token = bearerToken(request)!;
     if (this.verified.size >= VERIFIED_TOKENS) this.verified.delete(this.verified.keys().next().value!);
