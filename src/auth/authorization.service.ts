@@ -72,8 +72,9 @@ export class AuthorizationService {
   }
 
   /**
-   * Writing a seller's access table (API.md section 3): a user grants only permissions it holds
-   * itself on that seller, and never changes or deletes its own entry; superusers do anything.
+   * Writing a seller's access table (API.md section 3): a user grants, and takes away, only
+   * permissions it holds itself on that seller (so deleting an entry needs all of its
+   * permissions), and never changes or deletes its own entry; superusers do anything.
    * `entry` is the entry written (its user, and its permissions before: none for a new one);
    * `permissions` the permissions it will have (none for a deletion).
    */
@@ -88,12 +89,15 @@ export class AuthorizationService {
       throw new ForbiddenError('own_access_not_changeable', 'You cannot change or delete your own access entry.');
     }
     const held = (await this.accessOf(principal, sellerId)).permissions ?? [];
+    // Taking a permission away is changing it too: a manager cannot strip (or delete the entry
+    // of) someone who holds more than it does.
     const added = permissions.filter((p) => !entry.permissions.includes(p));
-    const notHeld = added.filter((p) => !held.includes(p));
+    const removed = entry.permissions.filter((p) => !permissions.includes(p));
+    const notHeld = [...added, ...removed].filter((p) => !held.includes(p));
     if (notHeld.length > 0) {
       throw new ForbiddenError(
         'permission_not_grantable',
-        `You can grant only permissions you hold on this seller; you do not hold ${notHeld.map((p) => `"${p}"`).join(', ')}.`,
+        `You can grant or take away only permissions you hold on this seller; you do not hold ${notHeld.map((p) => `"${p}"`).join(', ')}.`,
       );
     }
   }

@@ -134,8 +134,10 @@ export class SellersController {
   @Patch(':id/accesses/:access_id')
   @Authenticated({ seller: 'id', permission: 'accesses.manage' })
   @ApiOperation({
-    summary: "Replace an access entry's permissions (not one's own; only permissions the caller holds are added)",
-    description: "Replaces the entry's permissions, with the same granting rules; nobody changes their own entry.",
+    summary:
+      "Replace an access entry's permissions (not one's own; only permissions the caller holds are added or removed)",
+    description:
+      "Replaces the entry's permissions. A non-superuser adds and takes away only permissions it holds itself on the seller (403 `permission_not_grantable` naming the others); nobody changes their own entry (403 `own_access_not_changeable`).",
   })
   @ApiOkResponse({ type: AccessResponseDto })
   @ApiErrorResponses(400)
@@ -152,8 +154,9 @@ export class SellersController {
   @HttpCode(204)
   @Authenticated({ seller: 'id', permission: 'accesses.manage' })
   @ApiOperation({
-    summary: "Revoke an access entry (not one's own)",
-    description: "Removes the user's access to the seller at once; nobody deletes their own entry.",
+    summary: "Revoke an access entry (not one's own, nor one holding permissions the caller lacks)",
+    description:
+      "Removes the user's access to the seller at once. A non-superuser revokes only an entry whose permissions it all holds itself (403 `permission_not_grantable`); nobody deletes their own entry (403 `own_access_not_changeable`).",
   })
   @ApiNoContentResponse({ description: 'Revoked.' })
   async revokeAccess(

@@ -83,6 +83,43 @@ describe('privilege escalation', () => {
       );
       expect(bySuperuser.status).toBe(200);
     });
+
+    it('takes away only permissions it holds: it cannot strip or delete someone who holds more', async () => {
+      const manager = await createUser(t);
+      await grant(t, superuser, s.sellerId, manager, ['accesses.manage', 'transactions.view']);
+      const owner = await createUser(t);
+      const ownerEntry = await grant(t, superuser, s.sellerId, owner, ['transactions.view', 'apikeys.manage']);
+      const stripped = await t.http.patch(
+        `${accessesOf(s.sellerId)}/${ownerEntry}`,
+        { permissions: ['transactions.view'] },
+        { token: manager.access },
+      );
+      expect(stripped.status).toBe(403);
+      expect(stripped.body.code).toBe('permission_not_grantable');
+      expect(stripped.body.message).toContain('"apikeys.manage"');
+      const deleted = await t.http.delete(`${accessesOf(s.sellerId)}/${ownerEntry}`, { token: manager.access });
+      expect(deleted.status).toBe(403);
+      expect(deleted.body.code).toBe('permission_not_grantable');
+      const me = await t.http.get('/user/me', { token: owner.access });
+      expect(me.body.accesses).toEqual([{ seller: s.sellerId, permissions: ['transactions.view', 'apikeys.manage'] }]);
+
+      // What it holds, it takes away: the permission, then the whole entry.
+      const peer = await createUser(t);
+      const peerEntry = await grant(t, superuser, s.sellerId, peer, ['transactions.view', 'accesses.manage']);
+      const narrowed = await t.http.patch(
+        `${accessesOf(s.sellerId)}/${peerEntry}`,
+        { permissions: ['transactions.view'] },
+        { token: manager.access },
+      );
+      expect(narrowed.status).toBe(200);
+      expect((await t.http.delete(`${accessesOf(s.sellerId)}/${peerEntry}`, { token: manager.access })).status).toBe(
+        204,
+      );
+      // A superuser takes away anything.
+      expect((await t.http.delete(`${accessesOf(s.sellerId)}/${ownerEntry}`, { token: superuser.access })).status).toBe(
+        204,
+      );
+    });
   });
 
   describe('commercial terms', () => {
