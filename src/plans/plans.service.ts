@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { isUUID } from 'class-validator';
+import { recordAudit } from '../audit/audit-log';
 import { BadRequestError, FieldErrors, NotFoundError, ValidationError } from '../common/errors/api-error';
 import { checkMoney } from '../common/money/money';
 import { requestTransaction } from '../common/idempotency/request-transaction';
@@ -59,19 +60,25 @@ export class PlansService {
     if (!isUUID(input.rate_plan) || !(await this.plans.findRatePlan(input.rate_plan))) {
       throw new BadRequestError('rate_plan_not_found', 'The rate plan does not exist.');
     }
-    return requestTransaction(this.dataSource, async (manager) =>
-      SplitPlanResponseDto.of(
-        await this.plans.createSplitPlan(
-          {
-            name: input.name.trim(),
-            ratePlanId: input.rate_plan,
-            splitDetails: cardPresent.normalized,
-            splitDetailsOnline: online.normalized,
-          },
-          manager,
-        ),
-      ),
-    );
+    return requestTransaction(this.dataSource, async (manager) => {
+      const plan = await this.plans.createSplitPlan(
+        {
+          name: input.name.trim(),
+          ratePlanId: input.rate_plan,
+          splitDetails: cardPresent.normalized,
+          splitDetailsOnline: online.normalized,
+        },
+        manager,
+      );
+      // Split plans are global commercial terms: who created which is audited like a seller's terms.
+      await recordAudit(manager, {
+        action: 'split_plan.created',
+        sellerId: null,
+        target: { type: 'split_plan', id: plan.id },
+        changes: { name: { from: null, to: plan.name }, rate_plan: { from: null, to: plan.ratePlanId } },
+      });
+      return SplitPlanResponseDto.of(plan);
+    });
   }
 
   async listSplitPlans(page: PageRequest, search?: string): Promise<Page<SplitPlanResponseDto>> {

@@ -46,6 +46,9 @@ describe('SellersService', () => {
     sellerId = await createSeller(t, superuser);
   });
 
+  /** The audit rows of a seller after its creation (beforeEach creates it, audited). */
+  const auditedChanges = async (id: string) => (await auditOf(t, id)).filter((row) => row.action !== 'seller.created');
+
   const stored = async (id: string) =>
     (await t.db.query('SELECT name, email, rate_plan_id, split_plan_id FROM sellers WHERE id = $1', [id])).rows[0];
 
@@ -58,6 +61,21 @@ describe('SellersService', () => {
 
       expect(created).toMatchObject({ name: 'Loja', document: cnpj, document_type: 'cnpj', email: 'loja@example.com' });
       expect(await service.findByDocument(cnpj)).toMatchObject({ id: created.id });
+    });
+
+    it('audits the creation, as the superuser who asked', async () => {
+      const created = await asRequestOf(admin, () =>
+        service.create({ name: 'Audited', document: validCnpj(), email: 'audited@example.com' }),
+      );
+
+      expect(await auditOf(t, created.id)).toEqual([
+        expect.objectContaining({
+          action: 'seller.created',
+          actor_id: admin.id,
+          seller_id: created.id,
+          changes: { name: { from: null, to: 'Audited' }, email: { from: null, to: 'audited@example.com' } },
+        }),
+      ]);
     });
 
     it('answers 409 seller_exists for a document already registered', async () => {
@@ -82,7 +100,7 @@ describe('SellersService', () => {
       await service.update(await userPrincipal(t, manager), sellerId, { name: ' New name ', email: 'NEW@example.com' });
 
       expect(await stored(sellerId)).toMatchObject({ name: 'New name', email: 'new@example.com' });
-      expect(await auditOf(t, sellerId)).toEqual([]);
+      expect(await auditedChanges(sellerId)).toEqual([]);
     });
 
     it('keeps the commercial terms to superusers, changing nothing for anyone else', async () => {
@@ -108,7 +126,7 @@ describe('SellersService', () => {
       );
 
       expect(await stored(sellerId)).toMatchObject({ rate_plan_id: plans.rate, split_plan_id: plans.split });
-      expect(await auditOf(t, sellerId)).toEqual([
+      expect(await auditedChanges(sellerId)).toEqual([
         expect.objectContaining({
           action: 'seller.commercial_terms_changed',
           actor_id: admin.id,
@@ -126,7 +144,7 @@ describe('SellersService', () => {
       await service.update(admin, sellerId, { rate_plan: plans.rate });
       await service.update(admin, sellerId, { rate_plan: plans.rate, name: 'Renamed' });
 
-      expect((await auditOf(t, sellerId)).map((a) => a.changes)).toEqual([
+      expect((await auditedChanges(sellerId)).map((a) => a.changes)).toEqual([
         { rate_plan: { from: null, to: plans.rate } },
       ]);
       expect(await stored(sellerId)).toMatchObject({ name: 'Renamed' });

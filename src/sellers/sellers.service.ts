@@ -42,14 +42,19 @@ export class SellersService {
     const document = normaliseDocument(input.document);
     if (!document) throw ValidationError.of('document', 'must be a valid CPF (11 digits) or CNPJ (14 digits)');
     try {
-      return await requestTransaction(this.dataSource, async (manager) =>
-        SellerResponseDto.of(
-          await this.sellers.createSeller(
-            { name: input.name.trim(), document: document.digits, email: input.email.toLowerCase() },
-            manager,
-          ),
-        ),
-      );
+      return await requestTransaction(this.dataSource, async (manager) => {
+        const seller = await this.sellers.createSeller(
+          { name: input.name.trim(), document: document.digits, email: input.email.toLowerCase() },
+          manager,
+        );
+        await recordAudit(manager, {
+          action: 'seller.created',
+          sellerId: seller.id,
+          target: { type: 'seller', id: seller.id },
+          changes: { name: { from: null, to: seller.name }, email: { from: null, to: seller.email } },
+        });
+        return SellerResponseDto.of(seller);
+      });
     } catch (error) {
       if (isUniqueViolation(error, 'sellers_document')) {
         throw new ConflictError('seller_exists', 'A seller with this document already exists.');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditAction } from '../../src/audit/audit-log';
-import { CARDS, payingSeller, PayingSeller } from '../support/payments';
-import { createApiKey, createSeller, createUser, grant, TestUser } from '../support/identity';
+import { CARDS, payingSeller, PayingSeller, SPLIT_DETAILS, SPLIT_DETAILS_ONLINE } from '../support/payments';
+import { createApiKey, createSeller, createUser, grant, TestUser, validCnpj } from '../support/identity';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -47,12 +47,45 @@ describe('audit log', () => {
     let accessId = '';
     let ruleId = '';
     let depositId = '';
+    let createdSeller = '';
+    let splitPlanId = '';
     const steps: Array<{
       action: AuditAction;
       run: () => ReturnType<typeof audited>;
       target: () => { type: string; id: string };
       seller: string | null;
     }> = [
+      {
+        action: 'seller.created',
+        run: async () => {
+          const r = await audited('POST', '/sellers', {
+            name: 'Audited seller',
+            document: validCnpj(),
+            email: 'audited@example.com',
+          });
+          createdSeller = r.res.body.id;
+          return r;
+        },
+        target: () => ({ type: 'seller', id: createdSeller }),
+        get seller() {
+          return createdSeller;
+        },
+      },
+      {
+        action: 'split_plan.created',
+        run: async () => {
+          const r = await audited('POST', '/plans/plans/split', {
+            name: 'Audited plan',
+            rate_plan: s.ratePlanId,
+            split_details: SPLIT_DETAILS,
+            split_details_online: SPLIT_DETAILS_ONLINE,
+          });
+          splitPlanId = r.res.body.id;
+          return r;
+        },
+        target: () => ({ type: 'split_plan', id: splitPlanId }),
+        seller: null,
+      },
       {
         action: 'access.granted',
         run: async () => {
@@ -276,7 +309,14 @@ describe('audit log', () => {
       expect(second.body.next_cursor).toBeNull();
 
       const bySeller = await t.http.get(`/audit?seller=${seller}&limit=100`, { token: superuser.access });
-      expect(bySeller.body.results).toHaveLength(4); // the superuser's grant to the manager, and the 3
+      // The seller's creation, the superuser's grant to the manager, and the 3 grants.
+      expect(bySeller.body.results.map((e: { action: string }) => e.action)).toEqual([
+        'access.granted',
+        'access.granted',
+        'access.granted',
+        'access.granted',
+        'seller.created',
+      ]);
       const future = await t.http.get(`/audit?seller=${seller}&created_after=2999-01-01T00:00:00Z`, {
         token: superuser.access,
       });
