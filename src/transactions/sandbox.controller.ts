@@ -2,6 +2,7 @@ import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '../auth/access.decorators';
 import type { Principal } from '../auth/principal';
+import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { UuidParam } from '../common/validation/uuid-param';
 import { ApiErrorResponses } from '../openapi/api-error-responses.decorator';
 import { TransactionResponseDto } from './dto/transaction.dto';
@@ -16,13 +17,14 @@ export class SandboxController {
   @Post(':id/confirm')
   @HttpCode(200)
   @Authenticated()
+  @Idempotent()
   @ApiOperation({
     summary: "Sandbox: confirm a pending pix or boleto payment (needs transactions.create on the transaction's seller)",
     description:
       "Sandbox processor only: marks a pending pix or boleto transaction as paid (approved), as the bank's notice would. Other states, and a pending card charge (whose outcome only the processor knows), answer 409 `invalid_state`.",
   })
   @ApiOkResponse({ type: TransactionResponseDto })
-  @ApiErrorResponses(404, 409)
+  @ApiErrorResponses(404, 409, 422)
   confirm(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', 'Transaction not found.', 'transaction_not_found') id: string,

@@ -5,6 +5,7 @@ import { AuthModule } from '../auth/auth.module';
 import { AuthorizationService } from '../auth/authorization.service';
 import type { Principal } from '../auth/principal';
 import { NotFoundError } from '../common/errors/api-error';
+import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { UuidParam } from '../common/validation/uuid-param';
 import { ApiErrorResponses } from '../openapi/api-error-responses.decorator';
 import { DepositsService } from './deposits.service';
@@ -43,6 +44,7 @@ export class SandboxDepositsController {
   @Post(':id/confirm')
   @HttpCode(200)
   @Authenticated()
+  @Idempotent()
   @ApiOperation({
     summary:
       "Sandbox: the payer paid a pending pix or boleto deposit; it is posted (needs virtualaccounts.operate on the deposit's seller)",
@@ -50,7 +52,7 @@ export class SandboxDepositsController {
       'Sandbox only: plays the processor confirming the payment of a pending deposit, which is then posted and `completed`. 409 `invalid_state` for a deposit that is not pending or has expired; 404 for a deposit of a seller the caller cannot see.',
   })
   @ApiOkResponse({ type: DepositResponseDto })
-  @ApiErrorResponses(404, 409)
+  @ApiErrorResponses(404, 409, 422)
   confirm(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', NOT_FOUND, 'deposit_not_found') id: string,

@@ -134,13 +134,14 @@ export class WebhooksController {
 
   @Post(':id/rotate_secret')
   @HttpCode(200)
+  @Idempotent({ secret: true })
   @ApiOperation({
     summary: 'New signing secret; the old one keeps signing too for 24 hours',
     description:
       'Answers the new `secret` (shown only here). For 24 hours each request carries two `v1,` signatures, one per secret, so receivers can switch without losing requests. Every retired secret keeps its own 24 hours: after a second rotation within the day there are three signatures (at most the 10 newest retired secrets sign).',
   })
   @ApiOkResponse({ type: WebhookSecretResponseDto })
-  @ApiErrorResponses(404)
+  @ApiErrorResponses(404, 409, 422)
   rotateSecret(@CurrentPrincipal() principal: Principal, @Endpoint() id: string): Promise<WebhookSecretResponseDto> {
     return this.webhooks.rotateSecret(sellerOf(principal), id);
   }

@@ -26,6 +26,7 @@ import {
   ReplayWebhookDto,
   UpdateWebhookDto,
   WebhookResponseDto,
+  WebhookSecretResponseDto,
 } from './dto/webhook.dto';
 import { EVENT_TYPE_DESCRIPTIONS, EVENT_TYPES, EventType, recordEventNow } from './outbox';
 import { generateWebhookSecret } from './signing';
@@ -126,7 +127,7 @@ export class WebhooksService {
     });
   }
 
-  async rotateSecret(sellerId: string, id: string): Promise<{ secret: string }> {
+  async rotateSecret(sellerId: string, id: string): Promise<WebhookSecretResponseDto> {
     const secret = generateWebhookSecret();
     return requestTransaction(this.dataSource, async (manager) => {
       if (!(await this.webhooks.lockEndpoint(manager, sellerId, id))) throw notFound();
@@ -137,7 +138,7 @@ export class WebhooksService {
         target: { type: 'webhook', id },
         changes: { previous_secret_valid_for_hours: SECRET_OVERLAP_HOURS },
       });
-      return { secret };
+      return { id, secret };
     });
   }
 

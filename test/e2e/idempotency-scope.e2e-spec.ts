@@ -90,6 +90,47 @@ describe('Idempotency-Key on money routes', () => {
     expect(await transactionsOf('owners')).toBe(2);
   });
 
+  it('confirms a sandbox payment once per key: a repeat replays, the key on another payment is 422', async () => {
+    const confirm = (path: string, key: string) =>
+      t.http.post(path, undefined, { token: superuser.access, headers: { 'idempotency-key': key } });
+    // A pix charge.
+    const [pixA, pixB] = [
+      (await charge({ amount: '9.00', payment_type: 'pix' }, 'confirm-pix-a')).body.id,
+      (await charge({ amount: '9.00', payment_type: 'pix' }, 'confirm-pix-b')).body.id,
+    ];
+    const paid = await confirm(`/sandbox/transactions/${pixA}/confirm/`, 'confirm-tx');
+    expect(paid.status).toBe(200);
+    const replayed = await confirm(`/sandbox/transactions/${pixA.toUpperCase()}/confirm`, 'confirm-tx');
+    expect(replayed.status).toBe(200);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body).toEqual(paid.body);
+    const other = await confirm(`/sandbox/transactions/${pixB}/confirm/`, 'confirm-tx');
+    expect(other.status).toBe(422);
+    expect(other.body.code).toBe('idempotency_key_reused');
+    expect((await t.db.query('SELECT status FROM transactions WHERE id = $1', [pixB])).rows[0].status).toBe('pending');
+
+    // A pix deposit into a virtual account.
+    const { master } = await payingSeller(t, superuser);
+    const sellerOfMaster = (await t.db.query('SELECT seller_id FROM ledger_accounts WHERE id = $1', [master])).rows[0]
+      .seller_id;
+    const deposit = (
+      await t.http.post(
+        `/uniconta/seller/${sellerOfMaster}/virtualaccounts/${master}/deposit/`,
+        { amount: '25.00', method: 'pix' },
+        { token: superuser.access },
+      )
+    ).body.id;
+    const credited = await confirm(`/sandbox/deposits/${deposit}/confirm/`, 'confirm-deposit');
+    const again = await confirm(`/sandbox/deposits/${deposit}/confirm/`, 'confirm-deposit');
+    expect([credited.status, again.status]).toEqual([200, 200]);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(credited.body);
+    const balance = await t.http.get(`/uniconta/seller/${sellerOfMaster}/virtualaccounts/${master}/`, {
+      token: superuser.access,
+    });
+    expect(balance.body.balance).toBe('25.00');
+  });
+
   describe('a charge interrupted after its pending transaction was written', () => {
     /** As if the process had died after the pending transaction, before the processor's answer was recorded. */
     const interrupt = async (key: string, id: string) => {

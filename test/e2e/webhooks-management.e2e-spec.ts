@@ -191,7 +191,7 @@ describe('webhook management', () => {
     const created = await create();
     const rotated = await t.http.post(`${base}/${created.id}/rotate_secret/`, undefined, as());
     expect(rotated.status).toBe(200);
-    expect(rotated.body).toEqual({ secret: expect.stringMatching(/^whsec_/) });
+    expect(rotated.body).toEqual({ id: created.id, secret: expect.stringMatching(/^whsec_/) });
     expect(rotated.body.secret).not.toBe(created.secret);
     const secrets = async () =>
       (
@@ -209,6 +209,23 @@ describe('webhook management', () => {
       { secret: again.body.secret, retired: created.secret, overlap: true },
       { secret: again.body.secret, retired: rotated.body.secret, overlap: true },
     ]);
+  });
+
+  it('rotates once per Idempotency-Key: a repeat answers 409 idempotency_secret_not_replayable, never a second secret', async () => {
+    const created = await create();
+    const key = { 'idempotency-key': `rotate-${created.id}` };
+    const first = await t.http.post(`${base}/${created.id}/rotate_secret/`, undefined, { ...as(), headers: key });
+    expect(first.status).toBe(200);
+    const again = await t.http.post(`${base}/${created.id}/rotate_secret/`, undefined, { ...as(), headers: key });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ code: 'idempotency_secret_not_replayable', id: created.id });
+    expect(again.text).not.toContain(first.body.secret);
+    const { rows } = await t.db.query(
+      `SELECT e.secret, count(r.*)::int AS retired FROM webhook_endpoints e
+         LEFT JOIN webhook_retired_secrets r ON r.endpoint_id = e.id WHERE e.id = $1 GROUP BY e.secret`,
+      [created.id],
+    );
+    expect(rows).toEqual([{ secret: first.body.secret, retired: 1 }]);
   });
 
   it('keeps at most the 10 newest retired secrets, and drops expired ones at the next rotation', async () => {

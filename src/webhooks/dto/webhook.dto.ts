@@ -162,6 +162,8 @@ export class CreatedWebhookResponseDto extends WebhookResponseDto {
 }
 
 export class WebhookSecretResponseDto {
+  @ApiProperty({ format: 'uuid', description: 'The webhook endpoint whose secret this is.' })
+  id: string;
   @ApiProperty({ description: 'The new signing secret; the previous one keeps signing too for 24 hours.' })
   secret: string;
 }
