@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { centsFromDb, Cents } from '../common/money/money';
 import { keysetSql, PageRequest } from '../common/pagination/pagination';
+import { visibilityHorizon } from '../database/visibility-horizon';
 import { HttpMetrics } from '../metrics/http-metrics';
 
 export type LineType = 'deposit' | 'payment' | 'transfer_out' | 'transfer_in' | 'reversal' | 'external';
@@ -200,8 +201,9 @@ export class LedgerRepository {
     filters: { type?: LineType; createdAfter?: Date; createdBefore?: Date },
     page: PageRequest,
   ): Promise<PostingRow[]> {
-    const params: unknown[] = [accountId];
-    const where = ['l.account_id = $1'];
+    // A statement clients poll: only lines nothing earlier can still join (see visibilityHorizon).
+    const params: unknown[] = [accountId, await visibilityHorizon(this.dataSource)];
+    const where = ['l.account_id = $1', 'l.created_at < $2'];
     if (filters.type) where.push(`l.type = $${params.push(filters.type)}`);
     if (filters.createdAfter) where.push(`l.created_at >= $${params.push(filters.createdAfter)}`);
     if (filters.createdBefore) where.push(`l.created_at < $${params.push(filters.createdBefore)}`);

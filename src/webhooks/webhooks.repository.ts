@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { keysetSql, PageRequest } from '../common/pagination/pagination';
+import { visibilityHorizon } from '../database/visibility-horizon';
 
 export interface EndpointRow {
   id: string;
@@ -342,8 +343,9 @@ export class WebhooksRepository {
     filters: { type?: string; createdAfter?: Date },
     page: PageRequest,
   ): Promise<EventRow[]> {
-    const params: unknown[] = [sellerId];
-    const where = ['seller_id = $1'];
+    // A feed that backends poll: only events nothing earlier can still join (see visibilityHorizon).
+    const params: unknown[] = [sellerId, await visibilityHorizon(this.dataSource)];
+    const where = ['seller_id = $1', 'created_at < $2'];
     if (filters.type) where.push(`type = $${params.push(filters.type)}`);
     if (filters.createdAfter) where.push(`created_at >= $${params.push(filters.createdAfter)}`);
     const { condition, orderAndLimit } = keysetSql('seq', page, params);

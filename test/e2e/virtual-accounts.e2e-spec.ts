@@ -401,6 +401,26 @@ describe('virtual accounts', () => {
       expect(next.body.results[0].type).toBe('payment');
     });
 
+    it('shows a posting only once no transaction that started before it can still add one (pollers miss nothing)', async () => {
+      const a = await subaccount();
+      const b = await subaccount();
+      await fund(a, '10.00');
+      await t.db.query('BEGIN');
+      await t.db.query('SELECT 1'); // a transaction that started first and is still running
+      try {
+        const moved = await act(a, 'transfer', { amount: '1.00', destination: { virtual_account: b } });
+        expect(moved.status).toBe(201);
+        expect((await statement(a)).map((p) => p.type)).toEqual(['deposit']);
+        expect(await statement(b)).toEqual([]);
+        await t.db.query('COMMIT');
+        expect((await statement(a)).map((p) => p.type)).toEqual(['transfer_out', 'deposit']);
+        expect((await statement(b)).map((p) => p.id)).toHaveLength(1);
+        expect(await balance(a)).toBe('9.00');
+      } finally {
+        await t.db.query('ROLLBACK'); // only when the test failed before COMMIT
+      }
+    });
+
     it('gives the money back with a reversal posting when a payout fails (sandbox triggers)', async () => {
       const a = await subaccount();
       await fund(a, '50.00');

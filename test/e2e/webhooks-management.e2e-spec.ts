@@ -260,6 +260,36 @@ describe('webhook management', () => {
     for (const e of res.body) expect(e.description.length).toBeGreaterThan(10);
   });
 
+  it('never lets a poller by created_after miss an event that commits after a newer one', async () => {
+    const own = await createSeller(t, superuser);
+    const ownKey = (await createApiKey(t, superuser.access, own)).key;
+    const endpoint = await create({}, ownKey);
+    // A slow change: its transaction starts (and stamps its event) first, and commits last.
+    await t.db.query('BEGIN');
+    const slow = (
+      await t.db.query(
+        `INSERT INTO outbox_events (type, seller_id, data) VALUES ('transaction.created', $1, '{}') RETURNING id, created_at`,
+        [own],
+      )
+    ).rows[0];
+    try {
+      const fast = await t.http.post(`${base}/${endpoint.id}/test/`, undefined, as(ownKey));
+      expect(fast.status).toBe(202);
+      const since = new Date(slow.created_at.getTime() - 1000).toISOString();
+      const poll = () => t.http.get(`${base}/events/?created_after=${since}&ordering=created_at`, as(ownKey));
+      // While the slow change runs, the newer event is held back: a poller that saw it would
+      // move its created_after past the slow one's.
+      expect((await poll()).body.results).toEqual([]);
+      await t.db.query('COMMIT');
+      expect((await poll()).body.results.map((e: { type: string }) => e.type)).toEqual([
+        'transaction.created',
+        'webhook.test',
+      ]);
+    } finally {
+      await t.db.query('ROLLBACK'); // only when the test failed before COMMIT
+    }
+  });
+
   it("lists the key's seller's events newest first, filtered by type and created_after, page by page", async () => {
     const own = await createSeller(t, superuser);
     const ownKey = (await createApiKey(t, superuser.access, own)).key;
