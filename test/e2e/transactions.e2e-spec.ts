@@ -139,6 +139,26 @@ describe('unified transactions', () => {
       expect(res.body.fees).toEqual({ percentage: '0', fixed: '3.49', amount: '3.49' });
     });
 
+    it('resolves a boleto paid at the counter (card_present) by split_details, as simulate does, and online by split_details_online', async () => {
+      const boleto = { amount: '100.00', payment_type: 'boleto', customer: { name: 'Ana', document: '52998224725' } };
+      const atCounter = await post({ ...boleto, entry_mode: 'card_present' });
+      expect(atCounter.status).toBe(201);
+      expect(atCounter.body.entry_mode).toBe('card_present');
+      // split_details has debit1.Boleto {Master: 0.3}; split_details_online has no Boleto cell.
+      expect(atCounter.body.split.shares).toEqual([
+        expect.objectContaining({ label: 'Master', percentage: '0.3', amount: '0.30' }),
+      ]);
+      const simulated = await t.http.post(
+        `/plans/plans/split/${s.splitPlanId}/simulate`,
+        { amount: '100.00', payment_type: 'boleto', entry_mode: 'card_present' },
+        { token: superuser.access },
+      );
+      expect(simulated.body.shares.map((share: { amount: string }) => share.amount)).toEqual(['0.30']);
+      expect(simulated.body.seller_net).toBe(atCounter.body.split.seller_net);
+      const online = await post(boleto);
+      expect(online.body.split.shares).toEqual([]);
+    });
+
     it.each([
       [{ amount: '10.00', payment_type: 'credit' }, 'card'],
       [{ amount: '10.00', payment_type: 'credit', card: { ...CARDS.visa, number: '4111111111111112' } }, 'card.number'],

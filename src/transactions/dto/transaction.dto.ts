@@ -112,11 +112,8 @@ export class CreateTransactionDto {
   @InstallmentsField()
   installments?: number;
 
-  @EntryModeField()
-  @FieldRule('entryModeOfType', (mode, payment: CreateTransactionDto) =>
-    mode === 'card_present' && isOtherPayment(payment.payment_type)
-      ? `must be online for ${payment.payment_type}`
-      : null,
+  @EntryModeField(
+    'Card present or online (default online); picks the split table (API.md section 7) for every payment type, a pix or boleto paid at the counter included.',
   )
   entry_mode?: EntryMode;
 
