@@ -131,6 +131,11 @@ describe('plans', () => {
       });
       expect(found.body.results).toHaveLength(1);
       expect(found.body.results[0].fees.credit1.Visa.percentage).toBe('3.09');
+      // Money in the answer has two decimals whatever the file said ("0" → "0.00"), percentages no trailing zeros.
+      const added = await t.http.get(`/plans/plans/rates?search=${encodeURIComponent(`${own} new`)}`, {
+        token: user.access,
+      });
+      expect(added.body.results[0].fees).toEqual({ debit1: { PIX: { percentage: '1', fixed: '0.00' } } });
     });
 
     it('refuses a bad file whole, naming the path of every problem', async () => {

@@ -148,10 +148,12 @@ describe('money', () => {
 describe('money edge cases', () => {
   const shape = 'must be a decimal string with at most two decimals, such as "150.00"';
   it.each([
-    ['100000000', `${shape}, at most "10000000.00"`],
-    ['150.001', `${shape}, at most "10000000.00"`],
-    ['1.234', `${shape}, at most "10000000.00"`],
-    ['12.345', `${shape}, at most "10000000.00"`],
+    ['100000000', 'must be at most "10000000.00"'],
+    ['150.001', 'must have at most two decimals, such as "150.00"'],
+    ['0.001', 'must have at most two decimals, such as "150.00"'],
+    ['12.345', 'must have at most two decimals, such as "150.00"'],
+    ['00001.00', 'must be written without leading zeros, such as "150.00"'],
+    ['01', 'must be written without leading zeros, such as "150.00"'],
     ['10000000.01', 'must be at most "10000000.00"'],
     ['0', 'must be greater than zero'],
     ['0.00', 'must be greater than zero'],
@@ -162,6 +164,8 @@ describe('money edge cases', () => {
     ['a1.5', shape],
     ['a.12', shape],
     ['1.ab', shape],
+    ['1.', shape],
+    ['.5', shape],
     ['-1', shape],
     ['1e5', shape],
     ['', shape],

@@ -27,13 +27,21 @@ export function checkMoney(input: unknown, rules: MoneyRules = {}): Checked<Cent
   const shape = 'must be a decimal string with at most two decimals, such as "150.00"';
   if (typeof input !== 'string') return { ok: false, message: shape };
   const match = MONEY_PATTERN.exec(input);
-  if (!match) {
-    return { ok: false, message: /^\d+$|^\d+\.\d+$/.test(input) ? `${shape}, at most "10000000.00"` : shape };
-  }
+  if (!match) return { ok: false, message: moneyShapeProblem(input) ?? shape };
   const cents = Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
   if (cents > MAX_AMOUNT_CENTS) return { ok: false, message: 'must be at most "10000000.00"' };
   if (cents === 0 && !rules.allowZero) return { ok: false, message: 'must be greater than zero' };
   return { ok: true, value: cents };
+}
+
+/** What is wrong with digits that are not money: the one precise reason, or null for anything else. */
+function moneyShapeProblem(input: string): string | null {
+  const digits = /^(\d+)(?:\.(\d+))?$/.exec(input);
+  if (!digits) return null;
+  const [, whole, decimals = ''] = digits;
+  if (decimals.length > 2) return 'must have at most two decimals, such as "150.00"';
+  if (whole.length > 1 && whole.startsWith('0')) return 'must be written without leading zeros, such as "150.00"';
+  return 'must be at most "10000000.00"';
 }
 
 /** Formats cents as the API's decimal string: 15050 → "150.50", -5 → "-0.05". */

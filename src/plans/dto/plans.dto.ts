@@ -6,6 +6,7 @@ import { EntryModeField, InstallmentsField, isCardPayment, PaymentTypeField } fr
 import { FieldRule } from '../../common/validation/field-rule';
 import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 import type { EntryMode, PaymentType } from '../../split/table';
+import { formatFeeTable } from '../../split/fee-table';
 import type { RatePlan } from '../entities/rate-plan.entity';
 import type { SplitPlan } from '../entities/split-plan.entity';
 
@@ -55,7 +56,7 @@ export class RatePlanResponseDto {
       description: plan.description,
       external_id: plan.externalId,
       active: plan.active,
-      fees: plan.fees,
+      fees: formatFeeTable(plan.fees),
       created_at: plan.createdAt.toISOString(),
       updated_at: plan.updatedAt.toISOString(),
     };
