@@ -31,6 +31,7 @@ import {
   SplitRuleResponseDto,
   TransactionListQueryDto,
   TransactionResponseDto,
+  TransactionSource,
 } from './dto/transaction.dto';
 import type { Transaction } from './entities/transaction.entity';
 import { detectBrand } from './processor/card';
@@ -45,7 +46,6 @@ import {
 import { SettlementRefused, TransactionSettlements } from './transaction-settlements';
 import { TransactionFilters, TransactionsRepository } from './transactions.repository';
 
-export type TransactionSource = 'api' | 'event_checkout' | 'subscription' | 'seed';
 
 /** How a charge made on behalf of another change (a checkout, a subscription) is made. */
 export interface ChargeOptions {

@@ -1,6 +1,6 @@
 import { Type as ClassType } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { BadRequestError } from '../errors/api-error';
@@ -18,9 +18,18 @@ const MAX_POSITION = 9_223_372_036_854_775_807n; // PostgreSQL bigint
 export type Ordering = 'created_at' | '-created_at';
 
 export class PageQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'Page size.' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_PAGE_SIZE,
+    default: DEFAULT_PAGE_SIZE,
+    description: 'Page size.',
+  })
   @IsOptional()
-  @Type(() => Number)
+  // Digits only: Number() would also read "1e1", "0x10" or " 10" as a page size.
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && /^\d{1,4}$/.test(value) ? Number(value) : value,
+  )
   @IsInt({ message: 'must be an integer between 1 and 100' })
   @Min(1, { message: 'must be an integer between 1 and 100' })
   @Max(MAX_PAGE_SIZE, { message: 'must be an integer between 1 and 100' })

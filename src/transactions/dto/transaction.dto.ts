@@ -35,6 +35,9 @@ import type { SplitRule } from '../entities/split-rule.entity';
 import type { Transaction, TransactionStatus } from '../entities/transaction.entity';
 
 export const TRANSACTION_STATUSES: TransactionStatus[] = ['pending', 'approved', 'declined', 'voided'];
+/** What made a charge: the API, a checkout, a subscription, or `seed:demo`. */
+export const TRANSACTION_SOURCES = ['api', 'event_checkout', 'subscription', 'seed'] as const;
+export type TransactionSource = (typeof TRANSACTION_SOURCES)[number];
 
 export class CardDto {
   @ApiProperty({ example: '4111111111111111', description: 'Digits only; Luhn-checked. Never stored.' })
@@ -182,6 +185,7 @@ export class TransactionListQueryDto extends CreatedRangeQueryDto {
   @ApiPropertyOptional({ example: 'Visa' })
   @IsOptional()
   @IsString()
+  @IsNotBlank()
   @MaxLength(60)
   card_brand?: string;
 
@@ -194,11 +198,10 @@ export class TransactionListQueryDto extends CreatedRangeQueryDto {
   @MaxLength(100)
   reference?: string;
 
-  @ApiPropertyOptional({ example: 'api', description: 'api, event_checkout, subscription or seed.' })
+  @ApiPropertyOptional({ enum: TRANSACTION_SOURCES })
   @IsOptional()
-  @IsString()
-  @MaxLength(40)
-  source?: string;
+  @IsIn(TRANSACTION_SOURCES, { message: `must be one of ${TRANSACTION_SOURCES.join(', ')}` })
+  source?: TransactionSource;
 
   @MoneyField({ allowZero: true, required: false, description: 'Smallest amount, inclusive.' })
   @IsOptional()
@@ -307,7 +310,7 @@ export class TransactionResponseDto {
   @ApiProperty({ enum: ENTRY_MODES }) entry_mode: EntryMode;
   @ApiProperty({ enum: TRANSACTION_STATUSES }) status: TransactionStatus;
   @ApiProperty({ nullable: true, type: 'string' }) description: string | null;
-  @ApiProperty({ example: 'api' }) source: string;
+  @ApiProperty({ enum: TRANSACTION_SOURCES }) source: string;
   @ApiProperty({ nullable: true, type: 'string' }) reference: string | null;
   @ApiProperty({ type: CustomerViewDto, nullable: true }) customer: CustomerViewDto | null;
   @ApiProperty({ type: FeeViewDto }) fees: FeeViewDto;
