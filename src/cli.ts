@@ -3,6 +3,7 @@ import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Command } from 'commander';
 import { AppModule } from './app.module';
+import { registrationProblems } from './auth/dto/user.dto';
 import { UsersService } from './auth/users.service';
 import { demoCurlLines, seedDemo } from './demo/seed-demo';
 import { PinoNestLogger, createLogger } from './common/logging/logger';
@@ -40,9 +41,9 @@ program
   .requiredOption('--password <password>', 'password, 8 to 128 characters')
   .option('--name <name>', 'display name')
   .action(async (options: { email: string; password: string; name?: string }) => {
-    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(options.email)) throw new Error('--email must be an e-mail address');
-    if (options.password.length < 8 || options.password.length > 128)
-      throw new Error('--password must be 8 to 128 characters');
+    // The API's rules for a user; a promotion that gives no --name keeps the user's name.
+    const problems = registrationProblems({ ...options, name: options.name ?? 'kept' });
+    if (problems.length > 0) throw new Error(problems.map((problem) => `--${problem}`).join('; '));
     await withApplication(async (app) => {
       const { user, created, reactivated } = await app
         .get(UsersService)
@@ -86,6 +87,9 @@ program
   )
   .option('--base-url <url>', 'the API address used in the printed curl lines (default: this PORT and HOST)')
   .action(async (options: { baseUrl?: string }) => {
+    if (options.baseUrl !== undefined && !/^https?:\/\/[^/\s]+/.test(options.baseUrl)) {
+      throw new Error('--base-url must be an http(s) URL such as http://localhost:3000');
+    }
     await withApplication(async (app) => {
       const config = app.get<AppConfig>(APP_CONFIG);
       const baseUrl = (options.baseUrl ?? localBaseUrl(config.host, config.port)).replace(/\/$/, '');
@@ -134,6 +138,11 @@ program
       writeFileSync(options.write, document);
       console.log(`Wrote ${options.write}`);
     } else {
+      // A reader that stops early (`| head`) closes the pipe: nothing is wrong with the document.
+      process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+        if (error.code === 'EPIPE') process.exit(0);
+        throw error;
+      });
       process.stdout.write(document);
     }
   });

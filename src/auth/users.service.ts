@@ -84,7 +84,7 @@ export class UsersService {
       const existing = found && (await this.users.lockById(manager, found.id));
       if (!existing) {
         const user = await this.users.create(
-          { email, name: name ?? normaliseEmail(email).split('@')[0], passwordHash, isSuperuser: true },
+          { email, name: name?.trim() ?? normaliseEmail(email).split('@')[0], passwordHash, isSuperuser: true },
           manager,
         );
         await recordAudit(manager, userAudit('user.superuser_granted', user.id, 'is_superuser', false));

@@ -67,7 +67,9 @@ const trustProxy = z.union([
 
 const envSchema = z
   .object({
-    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    NODE_ENV: z
+      .enum(['development', 'production', 'test'], { message: 'must be development, production or test' })
+      .default('development'),
     HOST: z
       .string()
       .refine((v) => isIP(v) !== 0 || HOST_NAME.test(v), { message: 'must be an IP address or a host name' })

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsEmail, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { plainToInstance } from 'class-transformer';
+import { IsEmail, IsString, Matches, MaxLength, MinLength, validateSync } from 'class-validator';
 import { PERMISSIONS, Permission } from '../permissions';
 import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 
@@ -20,6 +21,18 @@ export class RegisterDto {
   @IsNotBlank()
   @MaxLength(200)
   name: string;
+}
+
+/**
+ * What the API would refuse in these user fields, as RegisterDto checks them (for callers that
+ * are not HTTP requests: the create-superuser command), one line per problem naming the field.
+ */
+export function registrationProblems(fields: { email: string; password: string; name: string }): string[] {
+  return validateSync(plainToInstance(RegisterDto, fields)).flatMap((error) =>
+    Object.values(error.constraints ?? {}).map(
+      (message) => `${error.property} ${message.replace(new RegExp(`^${error.property} `), '')}`,
+    ),
+  );
 }
 
 export class LoginDto {

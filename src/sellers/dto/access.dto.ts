@@ -17,7 +17,7 @@ export class CreateAccessDto {
 
   @ApiProperty({ enum: PERMISSIONS, isArray: true })
   @IsArray()
-  @ArrayUnique()
+  @ArrayUnique({ message: 'must not repeat a permission' })
   @IsIn(PERMISSIONS, { each: true, message: `each value must be one of ${PERMISSIONS.join(', ')}` })
   permissions: Permission[];
 }
@@ -25,7 +25,7 @@ export class CreateAccessDto {
 export class UpdateAccessDto {
   @ApiProperty({ enum: PERMISSIONS, isArray: true })
   @IsArray()
-  @ArrayUnique()
+  @ArrayUnique({ message: 'must not repeat a permission' })
   @IsIn(PERMISSIONS, { each: true, message: `each value must be one of ${PERMISSIONS.join(', ')}` })
   permissions: Permission[];
 }

@@ -1,0 +1,19 @@
+import { registrationProblems } from './user.dto';
+
+describe('registrationProblems (the API rules for callers that are not requests)', () => {
+  const valid = { email: 'ana@example.com', password: 'long enough', name: 'Ana' };
+
+  it('finds nothing wrong with what the API takes', () => {
+    expect(registrationProblems(valid)).toEqual([]);
+  });
+
+  it.each([
+    [{ ...valid, email: 'not-an-email' }, 'email must be an e-mail address'],
+    [{ ...valid, password: 'short' }, 'password must be 8 to 128 characters'],
+    [{ ...valid, name: '' }, 'name should not be empty or blank'],
+    [{ ...valid, name: '   ' }, 'name should not be empty or blank'],
+    [{ ...valid, name: 'x'.repeat(201) }, 'name must be shorter than or equal to 200 characters'],
+  ])('refuses %j: %s', (fields, problem) => {
+    expect(registrationProblems(fields)).toEqual([problem]);
+  });
+});
