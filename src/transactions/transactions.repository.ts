@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, IsNull, Repository } from 'typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { Cents } from '../common/money/money';
 import { applyKeyset, PageRequest } from '../common/pagination/pagination';
 import { deferStatement } from '../database/pipelined-client';
@@ -197,11 +197,14 @@ export class TransactionsRepository {
     return repo.save(repo.create(data));
   }
 
-  /** Marks a rule removed; false when the transaction has no such active rule. */
-  async removeRule(manager: EntityManager, transactionId: string, ruleId: string): Promise<boolean> {
-    const result = await manager
-      .getRepository(SplitRule)
-      .update({ id: ruleId, transactionId, deletedAt: IsNull() }, { deletedAt: new Date() });
-    return (result.affected ?? 0) > 0;
+  /** Marks a rule removed and answers it; null when the transaction has no such active rule. */
+  async removeRule(manager: EntityManager, transactionId: string, ruleId: string): Promise<SplitRule | null> {
+    // TypeORM answers an UPDATE as [rows, affected].
+    const [rows]: [Array<Record<string, unknown>>, number] = await manager.query(
+      `UPDATE transaction_split_rules r SET deleted_at = now()
+        WHERE r.id = $1 AND r.transaction_id = $2 AND r.deleted_at IS NULL RETURNING ${this.ruleRows.select('r')}`,
+      [ruleId, transactionId],
+    );
+    return rows.length > 0 ? this.ruleRows.map(rows[0]) : null;
   }
 }

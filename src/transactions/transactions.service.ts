@@ -46,7 +46,6 @@ import {
 import { SettlementRefused, TransactionSettlements } from './transaction-settlements';
 import { TransactionFilters, TransactionsRepository } from './transactions.repository';
 
-
 /** How a charge made on behalf of another change (a checkout, a subscription) is made. */
 export interface ChargeOptions {
   /** A token from tokenizeCard: pays a credit or debit charge instead of `input.card` (subscriptions). */
@@ -514,15 +513,16 @@ export class TransactionsService implements OnModuleInit {
       if (tx.status === 'voided' || tx.status === 'declined') {
         throw new ConflictError('invalid_state', `The split rules of a ${tx.status} transaction stay as history.`);
       }
-      if (!(await this.transactions.removeRule(manager, id, ruleId))) {
-        throw new NotFoundError('Split rule not found.', 'split_rule_not_found');
-      }
+      const removed = await this.transactions.removeRule(manager, id, ruleId);
+      if (!removed) throw new NotFoundError('Split rule not found.', 'split_rule_not_found');
       await recordEvent(manager, 'transaction.split_rule.deleted', sellerId, { transaction: id, split_rule: ruleId });
+      // What was removed, as its creation recorded it: the audit alone tells what the rule was.
+      const view = SplitRuleResponseDto.of(removed);
       await recordAudit(manager, {
         action: 'transaction.split_rule_deleted',
         sellerId,
         target: { type: 'split_rule', id: ruleId },
-        changes: { transaction: id },
+        changes: { transaction: id, recipient: view.recipient, amount: view.amount, amount_type: view.amount_type },
       });
     });
   }

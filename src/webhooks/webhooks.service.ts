@@ -120,10 +120,18 @@ export class WebhooksService {
 
   async remove(sellerId: string, id: string): Promise<void> {
     await requestTransaction(this.dataSource, async (manager) => {
-      if (!(await this.webhooks.lockEndpoint(manager, sellerId, id))) throw notFound();
+      const endpoint = await this.webhooks.lockEndpoint(manager, sellerId, id);
+      if (!endpoint) throw notFound();
       await this.webhooks.softDeleteEndpoint(manager, id);
       await this.webhooks.failPendingDeliveries(manager, id, 'Endpoint deleted before this delivery was sent.');
-      await recordAudit(manager, { action: 'webhook.deleted', sellerId, target: { type: 'webhook', id } });
+      // What was deleted, as its creation recorded it (never the secret).
+      const { url, events, active, description } = WebhookResponseDto.of(endpoint);
+      await recordAudit(manager, {
+        action: 'webhook.deleted',
+        sellerId,
+        target: { type: 'webhook', id },
+        changes: { url, events, active, description },
+      });
     });
   }
 

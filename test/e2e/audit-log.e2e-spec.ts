@@ -233,6 +233,17 @@ describe('audit log', () => {
       [s.sellerId],
     );
     expect(terms.rows.at(-1).changes).toEqual({ developer_account: { from: s.developer, to: s.master } });
+    // A deleted split rule is recorded as it was.
+    const ruleDeleted = await t.db.query(
+      `SELECT changes FROM audit_log WHERE action = 'transaction.split_rule_deleted' AND target_id = $1`,
+      [ruleId],
+    );
+    expect(ruleDeleted.rows[0].changes).toEqual({
+      transaction: txId,
+      recipient: s.master,
+      amount: '1.00',
+      amount_type: 'fixed',
+    });
   });
 
   it('writes nothing when the action fails or changes nothing', async () => {

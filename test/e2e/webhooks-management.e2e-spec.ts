@@ -105,6 +105,13 @@ describe('webhook management', () => {
       description: { from: '', to: 'changed' },
       active: { from: true, to: false },
     });
+    // A deletion records what was deleted.
+    expect(rows.find((r) => r.action === 'webhook.deleted').changes).toEqual({
+      url,
+      events: ['*'],
+      active: false,
+      description: 'changed',
+    });
   });
 
   it('refuses unknown event types with their path, an empty list, and unknown fields', async () => {
