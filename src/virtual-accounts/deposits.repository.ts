@@ -75,9 +75,12 @@ export class DepositsRepository {
 
   async insert(manager: EntityManager, deposit: NewDeposit): Promise<DepositRow> {
     const rows: DepositDbRow[] = await manager.query(
+      // A deposit completed as it is written (manual) is created at the instant it completes.
       `INSERT INTO deposits AS d (id, seller_id, account_id, method, status, amount, description, reason,
-                                  external_reference, pix, boleto, expires_at, entry_id, completed_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                                  external_reference, pix, boleto, expires_at, entry_id, completed_at,
+                                  created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
+               COALESCE($14::timestamptz, now()), COALESCE($14::timestamptz, now()))
        RETURNING ${COLUMNS}`,
       [
         deposit.id,

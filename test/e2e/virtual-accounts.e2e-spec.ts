@@ -233,6 +233,9 @@ describe('virtual accounts', () => {
         expires_at: null,
         posting: expect.any(String),
       });
+      // Created and completed in one move: at one instant, never completed before it was created.
+      expect(manual.body.completed_at).toEqual(expect.any(String));
+      expect(manual.body.completed_at).toBe(manual.body.created_at);
       expect(await balance(a)).toBe('500.00');
       const [posting] = await statement(a);
       expect(posting).toMatchObject({
