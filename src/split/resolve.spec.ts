@@ -191,8 +191,9 @@ describe('split resolution (API.md section 7)', () => {
     expect(r.sellerNet).toBe(10_000 - 349);
   });
 
-  it("leaves an unmapped label's recipient null, whatever the label is called", () => {
-    const odd = plan({ credit1: { Visa: { constructor: 1, toString: 1 } } });
+  it("leaves an unmapped label's recipient null, whatever the label is called (a plan stored before such labels were refused)", () => {
+    const odd = plan({ credit1: { Visa: { a: 1, b: 1 } } });
+    odd.cardPresent.get('credit1')!.get('Visa')!.labels = ['constructor', 'toString'];
     const r = resolveSplit(card(10_000, 'Visa'), rates(), odd, recipients);
     expect(r.shares.map((s) => s.recipient)).toEqual([null, null]);
   });

@@ -35,6 +35,8 @@ describe('split table documents', () => {
     ['{"credit3": {"Visa": {"A": 60, "B": 50}}}', 'split_details.credit3.Visa', /sum to 110, more than 100/],
     ['{"credit3": {"": {"A": 1}}}', 'split_details.credit3.', /brand/],
     ['{"credit3": {"Visa": {"2": 1}}}', 'split_details.credit3.Visa.2', /plain number/],
+    ['{"credit3": {"Visa": {"__proto__": 1}}}', 'split_details.credit3.Visa.__proto__', /every object has/],
+    ['{"credit3": {"Visa": {"constructor": 1}}}', 'split_details.credit3.Visa.constructor', /every object has/],
   ])('reports %s at its path', (raw, path, message) => {
     const { errors } = parse(raw);
     expect(Object.keys(errors)).toEqual([path]);

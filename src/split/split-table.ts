@@ -1,5 +1,6 @@
 import type { FieldErrors } from '../common/errors/api-error';
 import { checkPercentage, FULL_PERCENT_UNITS, formatPercentage } from '../common/money/money';
+import { INHERITED_NAMES } from '../common/validation/inherited-names';
 import { addError, isPlainObject, readTable, Table } from './table';
 
 /** The label whose share goes to the developer's account (spec 2.3, rule 5). */
@@ -56,6 +57,12 @@ function readSplitCell(cell: unknown, path: string, errors: FieldErrors): SplitC
     if (UNPRINTABLE.test(label)) {
       // Such a label could be stored only by dropping or mangling it, and no seller names a participant so.
       addError(errors, labelPath, 'label must not contain control characters or invalid Unicode');
+      valid = false;
+      continue;
+    }
+    if (INHERITED_NAMES.has(label)) {
+      // No participant can be mapped under such a name (split_participants refuses it), so its share would go nowhere.
+      addError(errors, labelPath, 'label must not be a name every object has (such as __proto__)');
       valid = false;
       continue;
     }

@@ -3,6 +3,7 @@ import { plainToInstance, type ClassConstructor } from 'class-transformer';
 import { validate } from 'class-validator';
 import { FieldErrors, ValidationError } from '../errors/api-error';
 import { FIELD_RULE_CONTEXT, ruleFindings } from './field-rule';
+import { INHERITED_NAMES } from './inherited-names';
 import { isOptionalBody } from './optional.decorator';
 
 /**
@@ -71,9 +72,6 @@ export async function assertValid<T extends object>(type: ClassConstructor<T>, i
   checked.set(instance, { type, instance });
   return instance;
 }
-
-/** Names every object inherits: `toString`, `constructor`, `valueOf`, `hasOwnProperty`, `__proto__`… */
-const INHERITED_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
 
 /**
  * Refuses a field named like a member every object inherits, at any depth, with its path (as an

@@ -1,0 +1,5 @@
+/**
+ * Names every plain object inherits (`__proto__`, `constructor`, `toString`…): as keys of a map
+ * the client sends, they could reach a prototype or shadow a method, so they are refused.
+ */
+export const INHERITED_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
