@@ -238,7 +238,15 @@ describe('users and sessions', () => {
           .setIssuer('seller-payments')
           .setAudience('seller-payments-api')
           .sign(new TextEncoder().encode(TEST_JWT_SECRET));
-      const valid = { typ: 'access', ver: 0, sub: user.id, jti: randomUUID(), sid: issued.sid, iat: now, exp: now + 600 };
+      const valid = {
+        typ: 'access',
+        ver: 0,
+        sub: user.id,
+        jti: randomUUID(),
+        sid: issued.sid,
+        iat: now,
+        exp: now + 600,
+      };
       // The control: the same claims as issued are accepted.
       expect((await t.http.get('/user/me', { token: await sign(valid) })).status).toBe(200);
       const bent: Array<[string, Record<string, unknown>]> = [
