@@ -34,6 +34,16 @@ export interface AuditEntry {
   changes?: object;
 }
 
+/** The audit entry of a user's flag (`active`, `is_superuser`) that changed from `from` to its opposite. */
+export function userFlagAudit(
+  action: AuditAction,
+  id: string,
+  field: 'active' | 'is_superuser',
+  from: boolean,
+): AuditEntry {
+  return { action, sellerId: null, target: { type: 'user', id }, changes: { [field]: { from, to: !from } } };
+}
+
 /**
  * Writes one audit row inside the caller's database transaction, so the row exists if and
  * only if the action committed. The actor, request id and client address come from the

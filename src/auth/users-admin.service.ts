@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AuditAction, recordAudit } from '../audit/audit-log';
+import { AuditAction, recordAudit, userFlagAudit } from '../audit/audit-log';
 import { ForbiddenError, NotFoundError } from '../common/errors/api-error';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { AdminUpdateUserDto, AdminUserResponseDto } from './dto/admin-user.dto';
@@ -56,13 +56,10 @@ export class UsersAdminService {
       await this.users.update(id, { active: changes.active, isSuperuser: changes.is_superuser }, manager);
       for (const action of audits) {
         const field = action === 'user.activated' || action === 'user.deactivated' ? 'active' : 'is_superuser';
-        const from = field === 'active' ? before.active : before.isSuperuser;
-        await recordAudit(manager, {
-          action,
-          sellerId: null,
-          target: { type: 'user', id },
-          changes: { [field]: { from, to: !from } },
-        });
+        await recordAudit(
+          manager,
+          userFlagAudit(action, id, field, field === 'active' ? before.active : before.isSuperuser),
+        );
       }
       return (await this.users.findById(id, manager))!;
     });

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { hash, verify } from '@node-rs/argon2';
 import { DataSource } from 'typeorm';
-import { AuditAction, AuditEntry, recordAudit } from '../audit/audit-log';
+import { recordAudit, userFlagAudit } from '../audit/audit-log';
 import { ConflictError, NotFoundError, UnauthorizedError } from '../common/errors/api-error';
 import { requestTransaction } from '../common/idempotency/request-transaction';
 import { SellersService } from '../sellers/sellers.service';
@@ -87,7 +87,7 @@ export class UsersService {
           { email, name: name?.trim() ?? normaliseEmail(email).split('@')[0], passwordHash, isSuperuser: true },
           manager,
         );
-        await recordAudit(manager, userAudit('user.superuser_granted', user.id, 'is_superuser', false));
+        await recordAudit(manager, userFlagAudit('user.superuser_granted', user.id, 'is_superuser', false));
         return { user, created: true, reactivated: false };
       }
       // A new password ends every earlier session, as a password reset does.
@@ -95,20 +95,15 @@ export class UsersService {
       await this.users.update(existing.id, { isSuperuser: true, active: true, ...(name ? { name } : {}) }, manager);
       await this.refreshTokens.revokeAllForUser(manager, existing.id);
       if (!existing.isSuperuser) {
-        await recordAudit(manager, userAudit('user.superuser_granted', existing.id, 'is_superuser', false));
+        await recordAudit(manager, userFlagAudit('user.superuser_granted', existing.id, 'is_superuser', false));
       }
-      if (!existing.active) await recordAudit(manager, userAudit('user.activated', existing.id, 'active', false));
+      if (!existing.active) await recordAudit(manager, userFlagAudit('user.activated', existing.id, 'active', false));
       const user = (await this.users.findById(existing.id, manager))!;
       return { user, created: false, reactivated: !existing.active };
     });
     if (!result.created) this.credentials.userChanged(result.user.id);
     return result;
   }
-}
-
-/** An audit entry of a user's flag turned on (the shape the users admin records too). */
-function userAudit(action: AuditAction, id: string, field: 'active' | 'is_superuser', from: boolean): AuditEntry {
-  return { action, sellerId: null, target: { type: 'user', id }, changes: { [field]: { from, to: !from } } };
 }
 
 function emailTaken(): ConflictError {
