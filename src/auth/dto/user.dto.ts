@@ -3,6 +3,7 @@ import { plainToInstance } from 'class-transformer';
 import { IsEmail, IsString, Matches, MaxLength, MinLength, validateSync } from 'class-validator';
 import { PERMISSIONS, Permission } from '../permissions';
 import { IsNotBlank } from '../../common/validation/not-blank.decorator';
+import { flatten } from '../../common/validation/validation.pipe';
 
 export class RegisterDto {
   @ApiProperty({ example: 'ana@loja.example' })
@@ -28,11 +29,8 @@ export class RegisterDto {
  * are not HTTP requests: the create-superuser command), one line per problem naming the field.
  */
 export function registrationProblems(fields: { email: string; password: string; name: string }): string[] {
-  return validateSync(plainToInstance(RegisterDto, fields)).flatMap((error) =>
-    Object.values(error.constraints ?? {}).map(
-      (message) => `${error.property} ${message.replace(new RegExp(`^${error.property} `), '')}`,
-    ),
-  );
+  const errors = flatten(validateSync(plainToInstance(RegisterDto, fields)));
+  return Object.entries(errors).flatMap(([field, messages]) => messages.map((message) => `${field} ${message}`));
 }
 
 export class LoginDto {
