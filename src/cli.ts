@@ -120,6 +120,7 @@ program
       const summary = await app.get(SubscriptionRenewals).run(now);
       console.log(
         `Renewals as of ${now.toISOString()}: ${summary.charged} charged, ${summary.declined} declined, ` +
+          `${summary.refused} refused by the platform, ` +
           `${summary.awaitingPix} pix charges sent, ${summary.outcomeUnknown} awaiting the processor, ` +
           `${summary.pastDue} past due, ${summary.canceled} canceled, ` +
           `${summary.recovered} interrupted charges recovered, ${summary.errors} errors.`,

@@ -127,6 +127,79 @@ describe('subscription charges and the processor', () => {
     ]);
   });
 
+  it('counts a renewal charge the platform refuses (the seller lost its rate plan) as a failed attempt, never a stuck claim', async () => {
+    const other = await payingSeller(t, superuser);
+    const planId = await createSubscriptionPlan(t, superuser.access, other.sellerId, { payment_types: ['credit'] });
+    const sub = await subscriptions.subscribe(planId, signup);
+    const due = new Date(sub.current_period_end);
+    await t.db.query('UPDATE sellers SET rate_plan_id = NULL WHERE id = $1', [other.sellerId]);
+
+    expect(await renewals.run(due)).toMatchObject({ charged: 0, refused: 1, pastDue: 1, errors: 0 });
+    const row = async () =>
+      (await t.db.query('SELECT status, failed_attempts, next_charge_at FROM subscriptions WHERE id = $1', [sub.id]))
+        .rows[0];
+    expect(await row()).toMatchObject({
+      status: 'past_due',
+      failed_attempts: 1,
+      next_charge_at: new Date(due.getTime() + 86_400_000),
+    });
+    expect((await chargesOf(sub.id)).map((c) => [c.period, c.status, c.transaction_id])).toEqual([
+      [0, 'approved', sub.transaction],
+      [1, 'interrupted', null],
+    ]);
+    expect((await t.db.query('SELECT 1 FROM transactions WHERE seller_id = $1', [other.sellerId])).rowCount).toBe(1);
+    const events = await t.db.query(`SELECT type FROM outbox_events WHERE data->>'id' = $1 ORDER BY seq`, [sub.id]);
+    expect(events.rows.map((r: { type: string }) => r.type)).toEqual([
+      'subscription.created',
+      'subscription.charged',
+      'subscription.past_due',
+    ]);
+    // Run again as of the same time: nothing is due, nothing is claimed.
+    expect(await renewals.run(due)).toMatchObject({ charged: 0, refused: 0, errors: 0 });
+
+    // The seller can take payments again: the retry charges the period.
+    await t.db.query('UPDATE sellers SET rate_plan_id = $2 WHERE id = $1', [other.sellerId, other.ratePlanId]);
+    expect(await renewals.run(new Date(due.getTime() + 86_400_000))).toMatchObject({ charged: 1, refused: 0 });
+    expect(await row()).toMatchObject({ status: 'active', failed_attempts: 0 });
+    expect((await chargesOf(sub.id)).map((c) => [c.period, c.status])).toEqual([
+      [0, 'approved'],
+      [1, 'interrupted'],
+      [1, 'approved'],
+    ]);
+  });
+
+  it('a subscription whose renewals are refused can be canceled at once, and is canceled when its retries are spent', async () => {
+    const other = await payingSeller(t, superuser);
+    const planId = await createSubscriptionPlan(t, superuser.access, other.sellerId, { payment_types: ['credit'] });
+    const [kept, canceledBySeller] = [
+      await subscriptions.subscribe(planId, signup),
+      await subscriptions.subscribe(planId, signup),
+    ];
+    const due = new Date(canceledBySeller.current_period_end); // the later of the two
+    await t.db.query('UPDATE sellers SET rate_plan_id = NULL WHERE id = $1', [other.sellerId]);
+    expect(await renewals.run(due)).toMatchObject({ refused: 2, pastDue: 2, errors: 0 });
+
+    const cancel = await t.http.post(
+      `/subscriptions/subscriber/${canceledBySeller.id}/cancel/`,
+      { at_period_end: false },
+      { token: superuser.access },
+    );
+    expect(cancel.status).toBe(200);
+    expect(cancel.body.status).toBe('canceled');
+
+    const day = 86_400_000;
+    for (const [offset, expected] of [
+      [1, { refused: 1, canceled: 0 }],
+      [3, { refused: 1, canceled: 0 }],
+      [5, { refused: 1, canceled: 1 }],
+    ] as const) {
+      expect(await renewals.run(new Date(due.getTime() + offset * day))).toMatchObject({ ...expected, errors: 0 });
+    }
+    const final = await t.db.query('SELECT status, failed_attempts FROM subscriptions WHERE id = $1', [kept.id]);
+    expect(final.rows[0]).toEqual({ status: 'canceled', failed_attempts: 4 });
+    expect((await chargesOf(kept.id)).filter((c) => c.status === 'processing')).toEqual([]);
+  });
+
   describe('a first charge whose outcome is unknown', () => {
     const subscriptionRow = async (id: string) =>
       (await t.db.query('SELECT status FROM subscriptions WHERE id = $1', [id])).rows[0];

@@ -140,6 +140,22 @@ export class SubscriptionBilling implements OnModuleInit, TransactionSettlementL
     }
   }
 
+  /**
+   * A renewal charge the platform refused before anything was written or charged (the seller
+   * cannot take payments: no or inactive rate plan…): the claim is released as `interrupted` (no
+   * money moved) and the attempt counts as failed, as a decline does: `past_due` with its retries,
+   * then `canceled`. Answers the subscription as it then is; null when the claim was settled or
+   * charged meanwhile (it is then left as it is).
+   */
+  async chargeRefused(manager: EntityManager, chargeId: string): Promise<Subscription | null> {
+    const charge = await this.repo.lockCharge(manager, chargeId);
+    if (charge?.status !== 'processing' || charge.transactionId !== null) return null;
+    await this.repo.updateCharge(manager, charge.id, { status: 'interrupted' });
+    const { subscription } = (await this.repo.lockSubscription(manager, charge.subscriptionId))!;
+    if (subscription.status === 'canceled') return subscription;
+    return this.apply(manager, subscription, failed(subscription, charge));
+  }
+
   /** Writes a transition with its outbox events (data: the subscription as the API shows it). */
   async apply(manager: EntityManager, subscription: Subscription, transition: Transition): Promise<Subscription> {
     const updated = await this.repo.updateSubscription(manager, subscription.id, transition.changes);

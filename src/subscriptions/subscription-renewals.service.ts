@@ -2,11 +2,17 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { ApiError } from '../common/errors/api-error';
 import { formatMoney } from '../common/money/money';
 import { JobQueue } from '../jobs/job-queue.service';
 import type { TransactionListQueryDto } from '../transactions/dto/transaction.dto';
 import { TransactionsService } from '../transactions/transactions.service';
-import type { Subscription, SubscriptionCharge, SubscriptionPlan } from './entities/subscription.types';
+import type {
+  Subscription,
+  SubscriptionCharge,
+  SubscriptionPlan,
+  SubscriptionStatus,
+} from './entities/subscription.types';
 import { cycleOf, SubscriptionBilling } from './subscription-billing.service';
 import { renewalAction } from './subscription-state';
 import { RenewalLease, SubscriptionsRepository } from './subscriptions.repository';
@@ -30,6 +36,11 @@ export interface RenewalSummary {
   pastDue: number;
   /** Subscriptions this run canceled: retries spent (the last one declined or unpaid), or cancellation at period end. */
   canceled: number;
+  /**
+   * Charges the platform refused before charging (the seller cannot take payments: no or inactive
+   * rate plan…): failed attempts, as declines are.
+   */
+  refused: number;
   /** Charges whose worker died mid-charge, resolved (voided or released) before this run. */
   recovered: number;
   errors: number;
@@ -81,6 +92,7 @@ export class SubscriptionRenewals implements OnModuleInit {
     const summary: RenewalSummary = {
       charged: 0,
       declined: 0,
+      refused: 0,
       awaitingPix: 0,
       outcomeUnknown: 0,
       pastDue: 0,
@@ -178,16 +190,34 @@ export class SubscriptionRenewals implements OnModuleInit {
       else if (tx.status === 'declined') {
         summary.declined++;
         // The decline's settlement moved the subscription (past due, or canceled once its retries are spent).
-        const status = (await this.repo.findSubscription(subscription.id))?.status;
-        if (status !== subscription.status && status === 'past_due') summary.pastDue++;
-        if (status !== subscription.status && status === 'canceled') summary.canceled++;
+        countMove(summary, subscription.status, (await this.repo.findSubscription(subscription.id))?.status);
       } else if (tx.status === 'pending' && tx.pix) summary.awaitingPix++;
       else if (tx.status === 'pending') summary.outcomeUnknown++;
     } catch (error) {
+      if (error instanceof ApiError && error.status < 500) {
+        // Refused by the platform before any transaction was written or the processor called.
+        return this.refused(subscription, charge, error, summary);
+      }
       // The claim stays in flight: the next run resolves it once this run's lease is released.
       summary.errors++;
       this.logger.error({ err: error, subscription: subscription.id, charge: charge.id }, 'Renewal charge failed');
     }
+  }
+
+  /** A charge the platform refused (see SubscriptionBilling.chargeRefused): a failed attempt, not a stuck claim. */
+  private async refused(
+    subscription: Subscription,
+    charge: SubscriptionCharge,
+    refusal: ApiError,
+    summary: RenewalSummary,
+  ): Promise<void> {
+    const after = await this.dataSource.transaction((manager) => this.billing.chargeRefused(manager, charge.id));
+    summary.refused++;
+    countMove(summary, subscription.status, after?.status);
+    this.logger.warn(
+      { subscription: subscription.id, charge: charge.id, code: refusal.code, reason: refusal.message },
+      'Renewal charge refused by the platform: counted as a failed attempt',
+    );
   }
 
   /**
@@ -223,4 +253,11 @@ async function eachWithConcurrency<T>(items: T[], limit: number, work: (item: T)
     while (next < items.length) await work(items[next++]);
   });
   await Promise.all(lanes);
+}
+
+/** Counts a subscription a failed attempt moved: to past due, or canceled once its retries are spent. */
+function countMove(summary: RenewalSummary, before: SubscriptionStatus, after: SubscriptionStatus | undefined): void {
+  if (after === before) return;
+  if (after === 'past_due') summary.pastDue++;
+  if (after === 'canceled') summary.canceled++;
 }
