@@ -52,6 +52,21 @@ describe('webhook delivery policy', () => {
     });
   });
 
+  it('never retries sooner than the schedule, whatever Retry-After asks (a zero or past one would spend the attempts at once)', () => {
+    for (const retryAfter of ['0', '1', 'Wed, 21 Oct 2015 07:28:00 GMT']) {
+      expect(decideOutcome({ kind: 'response', status: 503, retryAfter }, 0, at)).toMatchObject({
+        delayMs: RETRY_SCHEDULE_MS[0],
+      });
+      expect(decideOutcome({ kind: 'response', status: 429, retryAfter }, 3, at)).toMatchObject({
+        delayMs: RETRY_SCHEDULE_MS[3],
+      });
+    }
+    // Past the cap, the schedule alone decides: 2 h is longer than any honoured Retry-After.
+    expect(decideOutcome({ kind: 'response', status: 429, retryAfter: '86400' }, 3, at)).toMatchObject({
+      delayMs: RETRY_SCHEDULE_MS[3],
+    });
+  });
+
   it('honours Retry-After on 429 and 503, capped at one hour, and ignores it elsewhere', () => {
     expect(decideOutcome({ kind: 'response', status: 429, retryAfter: '120' }, 0, at)).toMatchObject({
       delayMs: 120_000,

@@ -1,8 +1,9 @@
 /**
  * What happens after a webhook attempt (API.md section 5), as plain functions: only 2xx
  * succeeds; failures are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and
- * 24 h, then the delivery fails; `Retry-After` on 429/503 replaces the scheduled delay
- * (capped at 1 h); 410 disables the endpoint. `scale` shrinks every delay (tests only).
+ * 24 h, then the delivery fails; `Retry-After` on 429/503 lengthens the scheduled delay to
+ * what it asks (capped at 1 h), never shortens it (a receiver answering "0" would otherwise spend
+ * the ten attempts in moments); 410 disables the endpoint. `scale` shrinks every delay (tests only).
  */
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -51,7 +52,7 @@ export function decideOutcome(
   let delayMs = RETRY_SCHEDULE_MS[scheduleStep] * options.scale;
   if (result.kind === 'response' && (result.status === 429 || result.status === 503)) {
     const asked = retryAfterMs(result.retryAfter ?? null, options.now);
-    if (asked !== null) delayMs = Math.min(asked, RETRY_AFTER_CAP_MS);
+    if (asked !== null) delayMs = Math.max(delayMs, Math.min(asked, RETRY_AFTER_CAP_MS));
   }
   return { status: 'pending', delayMs: Math.round(delayMs), scheduleStep: scheduleStep + 1 };
 }

@@ -31,6 +31,11 @@ describe('webhook address classification', () => {
     ['0:0:0:0:0:ffff:c0a8:0101', 'private address (IPv4-mapped)'],
     ['::127.0.0.1', 'loopback address (IPv4-compatible)'],
     ['64:ff9b::10.0.0.1', 'private address (NAT64)'],
+    ['::ffff:0:a00:1', 'private address (IPv4-translated)'],
+    ['::ffff:0:127.0.0.1', 'loopback address (IPv4-translated)'],
+    ['64:ff9b:1:a00:1::', 'local-use NAT64'],
+    ['192.88.99.1', '6to4 relay'],
+    ['::ffff:192.88.99.1', '6to4 relay anycast address (IPv4-mapped)'],
     ['192.0.0.9', 'IETF protocol assignment'],
     ['192.0.2.1', 'documentation'],
     ['198.18.0.1', 'benchmarking'],
@@ -66,6 +71,9 @@ describe('webhook address classification', () => {
     '2003::1',
     '2606:4700::1111',
     '::ffff:8.8.8.8',
+    '::ffff:0:808:808',
+    '192.88.98.1',
+    '192.88.100.1',
     'fe7f::1',
   ])('allows the public address %s', (address) => {
     expect(refusedAddressReason(address)).toBeNull();

@@ -31,6 +31,7 @@ const IPV4_REFUSED: Range[] = [
   // Special-purpose blocks that are not reachable on the internet (IANA registry, RFC 6890).
   v4('192.0.0.0', 24, 'an IETF protocol assignment address'),
   v4('192.0.2.0', 24, 'a documentation (TEST-NET) address'),
+  v4('192.88.99.0', 24, 'a 6to4 relay anycast address'),
   v4('198.18.0.0', 15, 'a benchmarking address'),
   v4('198.51.100.0', 24, 'a documentation (TEST-NET) address'),
   v4('203.0.113.0', 24, 'a documentation (TEST-NET) address'),
@@ -57,11 +58,14 @@ const IPV6_REFUSED: Range[] = [
   // Tunnels that carry an IPv4 address inside (deprecated; the IPv4 address could be any of the above).
   v6('2001::', 32, 'a Teredo tunnel address'),
   v6('2002::', 16, 'a 6to4 tunnel address'),
+  // Local-use IPv4/IPv6 translation (RFC 8215): the IPv4 address may sit anywhere inside.
+  v6('64:ff9b:1::', 48, 'a local-use NAT64 address'),
 ];
 
 /** IPv6 prefixes that carry an IPv4 address in their last 32 bits: the IPv4 address decides. */
 const IPV4_EMBEDDING: Range[] = [
   v6('::ffff:0:0', 96, 'IPv4-mapped'),
+  v6('::ffff:0:0:0', 96, 'IPv4-translated'),
   v6('::', 96, 'IPv4-compatible'),
   v6('64:ff9b::', 96, 'NAT64'),
 ];

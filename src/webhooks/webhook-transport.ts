@@ -17,7 +17,7 @@ export class AddressNotAllowedError extends Error {
 export interface TransportOptions {
   allowPrivate: boolean;
   timeoutMs: number;
-  /** Sockets kept per origin (the per-endpoint concurrency cap). */
+  /** Sockets at most per origin (scheme, host and port), which several endpoints may share. */
   connectionsPerOrigin: number;
   resolve?: ResolveHost;
 }

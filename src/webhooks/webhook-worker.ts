@@ -91,7 +91,10 @@ export class WebhookWorker implements OnModuleInit, OnApplicationBootstrap, Befo
     this.transport = new WebhookTransport({
       allowPrivate: this.config.webhooksAllowPrivateUrls,
       timeoutMs: this.config.webhooksTimeoutSeconds * 1000,
-      connectionsPerOrigin: this.config.webhooksEndpointConcurrency,
+      // As many sockets per host as the worker may have requests in flight: endpoints of one host
+      // (paths of one receiving service, other sellers' included) never queue behind each other's
+      // requests. The per-endpoint cap is the claim's (WEBHOOKS_ENDPOINT_CONCURRENCY).
+      connectionsPerOrigin: this.config.webhooksConcurrency,
       resolve: this.resolve,
     });
     await this.listen();

@@ -360,6 +360,20 @@ describe('webhook delivery', () => {
     expect(slow.received.length).toBeLessThanOrEqual(2);
   });
 
+  it('keeps a slow endpoint from delaying another endpoint on the same host (the cap is per endpoint, not per origin)', async () => {
+    const shared = await receiver((r) => (r.path === '/slow' ? 'hang' : { status: 204 }));
+    const origin = `http://127.0.0.1:${shared.port}`;
+    const s = await endpointFor(`${origin}/slow`);
+    const f = await endpointFor(`${origin}/fast`);
+    const onPath = (path: string) => (r: ReceivedWebhook) => r.path === path;
+    for (let i = 0; i < 6; i++) await sendTest(s);
+    await shared.waitFor(2, onPath('/slow'));
+    for (let i = 0; i < 3; i++) await sendTest(f);
+    await shared.waitFor(3, onPath('/fast'));
+    // All three were served while the slow endpoint still held its two requests (2 s timeout).
+    expect(shared.received.filter(onPath('/slow'))).toHaveLength(2);
+  });
+
   it('purges deliveries older than 30 days and dispatched events older than 90 days', async () => {
     const r = await receiver();
     const e = await endpointFor(r.url);

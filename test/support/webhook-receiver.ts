@@ -2,6 +2,8 @@ import { createServer, IncomingHttpHeaders, Server, ServerResponse } from 'node:
 import type { Socket } from 'node:net';
 
 export interface ReceivedWebhook {
+  /** The request's path (with its query), e.g. `/webhooks`. */
+  path: string;
   headers: IncomingHttpHeaders;
   body: string;
   json: { id: string; type: string; created_at: string; data: any };
@@ -40,7 +42,7 @@ export class WebhookReceiver {
         } catch {
           json = { id: '', type: '', created_at: '', data: null };
         }
-        const request = { headers: req.headers, body, json, at: Date.now() };
+        const request = { path: req.url ?? '', headers: req.headers, body, json, at: Date.now() };
         const index = this.received.push(request) - 1;
         const reply = this.reply(request, index);
         if (reply === 'hang') {
