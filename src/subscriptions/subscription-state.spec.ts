@@ -91,6 +91,19 @@ describe('subscription state machine', () => {
       });
     });
 
+    it('a pix charge sent late is due when it is sent, so that it is payable for its whole window', () => {
+      const late = at('2027-03-10T12:00:00Z');
+      expect(renewalAction(subscription({ paymentType: 'pix' }), monthly, null, late)).toMatchObject({
+        kind: 'charge',
+        dueAt: late,
+        periodStart: at('2027-02-28T12:00:00Z'),
+      });
+      // A card charge keeps the period's due date: its retries are counted from it.
+      expect(renewalAction(subscription(), monthly, null, late)).toMatchObject({
+        dueAt: at('2027-02-28T12:00:00Z'),
+      });
+    });
+
     it('cancels at the period end when asked to, withdrawing an open pix charge', () => {
       const action = renewalAction(
         subscription({ cancelAtPeriodEnd: true }),

@@ -105,7 +105,9 @@ export function renewalAction(
     kind: 'charge',
     period: s.nextPeriod,
     attempt: s.failedAttempts,
-    dueAt: current.start,
+    // A pix charge is payable for its whole window from when it is sent: one a late run sends
+    // (after an outage) is not past due, or withdrawn, the moment it goes out.
+    dueAt: s.paymentType === 'pix' && asOf > current.start ? asOf : current.start,
     periodStart: current.start,
     periodEnd: current.end,
   };
