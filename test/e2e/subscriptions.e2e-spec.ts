@@ -531,6 +531,22 @@ describe('subscriptions', () => {
       expect(await transactionsOf(sub.id)).toHaveLength(1);
     });
 
+    it("the public limit (30 a minute per address) counts the subscribers' cancels, not the seller's", async () => {
+      const sub = await subscribe(t, await plan());
+      const from = { 'x-forwarded-for': '192.0.2.131' };
+      const post = (token: string) =>
+        t.http.post(`/subscriptions/subscriber/${sub.id}/cancel/`, { at_period_end: true }, { token, headers: from });
+      const subscriber = [];
+      for (let i = 0; i < 31; i++) subscriber.push((await post(sub.manage_token)).status);
+      expect(subscriber[0]).toBe(200);
+      expect(subscriber.slice(1, 30).every((s) => s === 409)).toBe(true);
+      expect(subscriber[30]).toBe(429);
+      // The seller's backend, from the same address: its own credential, not the public limit.
+      const seller = [];
+      for (let i = 0; i < 3; i++) seller.push((await post(manager.access)).status);
+      expect(seller).toEqual([409, 409, 409]);
+    });
+
     it('subscriber cancels with the manage token: at period end, then canceled with no further charge', async () => {
       const sub = await subscribe(t, await plan());
       const res = await cancel(sub.id, sub.manage_token);

@@ -4,13 +4,20 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error';
 import { ApiErrorResponses } from '../../openapi/api-error-responses.decorator';
 
-/** The rate limits of API.md sections 2 and 10, each keyed by what it protects. */
-const LIMITS = {
-  login: { limit: 10, ttl: 60_000, by: (r: FastifyRequest) => `${r.ip}|${emailOf(r)}` },
-  password_recovery: { limit: 5, ttl: 3_600_000, by: (r: FastifyRequest) => emailOf(r) },
-  password_recovery_confirm: { limit: 10, ttl: 60_000, by: (r: FastifyRequest) => r.ip },
-  public_checkout: { limit: 30, ttl: 60_000, by: (r: FastifyRequest) => r.ip },
-} as const;
+/**
+ * The rate limits of API.md sections 2 and 10, each keyed by what it protects. `anonymousOnly`:
+ * the limit of the public routes, not counted for a seller's own credential (a JWT or an API key)
+ * on a route both may call (a subscription's cancel).
+ */
+const LIMITS: Record<
+  'login' | 'password_recovery' | 'password_recovery_confirm' | 'public_checkout',
+  { limit: number; ttl: number; by: (r: FastifyRequest) => string; anonymousOnly?: boolean }
+> = {
+  login: { limit: 10, ttl: 60_000, by: (r) => `${r.ip}|${emailOf(r)}` },
+  password_recovery: { limit: 5, ttl: 3_600_000, by: (r) => emailOf(r) },
+  password_recovery_confirm: { limit: 10, ttl: 60_000, by: (r) => r.ip },
+  public_checkout: { limit: 30, ttl: 60_000, by: (r) => r.ip, anonymousOnly: true },
+};
 
 export type RateLimitName = keyof typeof LIMITS;
 const RATE_LIMIT = Symbol('rate_limit');
@@ -29,7 +36,11 @@ export function rateLimitThrottlers(): ThrottlerOptions[] {
     limit: LIMITS[name].limit,
     ttl: LIMITS[name].ttl,
     setHeaders: false,
-    skipIf: (context: ExecutionContext) => Reflect.getMetadata(RATE_LIMIT, context.getHandler()) !== name,
+    skipIf: (context: ExecutionContext) =>
+      Reflect.getMetadata(RATE_LIMIT, context.getHandler()) !== name ||
+      // Route guards run after the global AccessGuard: `user` is the authenticated principal.
+      (LIMITS[name].anonymousOnly === true &&
+        context.switchToHttp().getRequest<{ user?: unknown }>().user !== undefined),
     getTracker: (req: Record<string, unknown>) => LIMITS[name].by(req as unknown as FastifyRequest),
   }));
 }
