@@ -129,6 +129,13 @@ describe('subscriptions', () => {
       );
       expect(bad.status).toBe(400);
       expect(Object.keys(bad.body.errors).sort()).toEqual(['amount', 'interval', 'payment_types']);
+      const notList = await t.http.post(
+        '/subscriptions/plan/',
+        { seller: sellerId, name: 'X', amount: '10.00', interval: 'month', payment_types: 'credit' },
+        { token: manager.access },
+      );
+      expect(notList.status).toBe(400);
+      expect(notList.body.message).toBe('Invalid request: payment_types must be an array.');
       const list = await t.http.get('/subscriptions/plan/', { token: manager.access });
       expect(list.status).toBe(400);
       expect(list.body.errors).toEqual({ seller: ['is required'] });

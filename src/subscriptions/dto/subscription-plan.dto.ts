@@ -4,6 +4,7 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   ArrayUnique,
+  IsArray,
   IsBoolean,
   IsIn,
   IsInt,
@@ -64,6 +65,7 @@ export class CreateSubscriptionPlanDto {
   trial_days?: number;
 
   @ApiProperty({ enum: SUBSCRIPTION_PAYMENT_TYPES, isArray: true, example: ['credit', 'pix'] })
+  @IsArray()
   @ArrayMinSize(1, { message: 'must name at least one payment type' })
   @ArrayMaxSize(2)
   @ArrayUnique({ message: 'must not repeat a payment type' })
