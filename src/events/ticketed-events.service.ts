@@ -120,12 +120,20 @@ export class TicketedEventsService {
           if (type) added.push(type);
           return;
         }
-        if (!existing.some((t) => t.id === patch.id!.toLowerCase())) {
+        const current = existing.find((t) => t.id === patch.id!.toLowerCase());
+        if (!current) {
           problems[`${path}.id`] = ['is not a ticket type of this event'];
         } else if (changed.some((c) => c.id === patch.id!.toLowerCase())) {
           problems[`${path}.id`] = ['names a ticket type already changed earlier in ticket_types'];
         }
-        if (patch.price !== undefined) problems[`${path}.price`] = ['cannot change once the ticket type exists'];
+        // The price it has may be sent back (a client sending the whole object); another one is refused.
+        if (patch.price !== undefined) {
+          const price = checkMoney(patch.price);
+          if (!price.ok) problems[`${path}.price`] = [price.message];
+          else if (current && price.value !== current.price) {
+            problems[`${path}.price`] = ['cannot change once the ticket type exists'];
+          }
+        }
         changed.push({
           path,
           id: patch.id.toLowerCase(),

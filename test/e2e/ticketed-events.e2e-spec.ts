@@ -797,6 +797,10 @@ describe('ticketed events and checkout', () => {
       expect(below.body.code).toBe('quantity_below_committed');
       const price = await patch({ ticket_types: [{ id: pista.id, price: '1.00' }] });
       expect(price.body.errors).toHaveProperty(['ticket_types.0.price']);
+      // The price it has may be sent back, as a client sending the whole object does.
+      const samePrice = await patch({ ticket_types: [{ id: pista.id, price: pista.price }] });
+      expect(samePrice.status).toBe(200);
+      expect(samePrice.body.ticket_types[0].price).toBe(pista.price);
       const incomplete = await patch({ ticket_types: [{ name: 'Camarote' }] });
       expect(incomplete.body.errors).toHaveProperty(['ticket_types.0.price']);
 
