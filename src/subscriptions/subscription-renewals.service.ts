@@ -194,7 +194,7 @@ export class SubscriptionRenewals implements OnModuleInit {
       } else if (tx.status === 'pending' && tx.pix) summary.awaitingPix++;
       else if (tx.status === 'pending') summary.outcomeUnknown++;
     } catch (error) {
-      if (error instanceof ApiError && error.status < 500) {
+      if (error instanceof ApiError && error.status < 500 && !(await this.anyTransactionOf(subscription, charge))) {
         // Refused by the platform before any transaction was written or the processor called.
         return this.refused(subscription, charge, error, summary);
       }
@@ -202,6 +202,16 @@ export class SubscriptionRenewals implements OnModuleInit {
       summary.errors++;
       this.logger.error({ err: error, subscription: subscription.id, charge: charge.id }, 'Renewal charge failed');
     }
+  }
+
+  /** Whether a transaction of this charge attempt was written (its `reference` is the charge's id). */
+  private async anyTransactionOf(subscription: Subscription, charge: SubscriptionCharge): Promise<boolean> {
+    const written = await this.transactions.list(
+      subscription.sellerId,
+      { reference: charge.id } as TransactionListQueryDto,
+      { limit: 1, descending: true, after: null },
+    );
+    return written.results.length > 0;
   }
 
   /** A charge the platform refused (see SubscriptionBilling.chargeRefused): a failed attempt, not a stuck claim. */
