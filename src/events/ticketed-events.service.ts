@@ -127,12 +127,9 @@ export class TicketedEventsService {
           problems[`${path}.id`] = ['names a ticket type already changed earlier in ticket_types'];
         }
         // The price it has may be sent back (a client sending the whole object); another one is refused.
-        if (patch.price !== undefined) {
-          const price = checkMoney(patch.price);
-          if (!price.ok) problems[`${path}.price`] = [price.message];
-          else if (current && price.value !== current.price) {
-            problems[`${path}.price`] = ['cannot change once the ticket type exists'];
-          }
+        const price = patch.price === undefined ? null : checkMoney(patch.price); // its format is the DTO's
+        if (price && current && (!price.ok || price.value !== current.price)) {
+          problems[`${path}.price`] = ['cannot change once the ticket type exists'];
         }
         changed.push({
           path,

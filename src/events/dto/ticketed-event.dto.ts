@@ -77,7 +77,8 @@ export class TicketTypePatchDto {
   @MoneyField({
     required: false,
     example: '120.00',
-    description: 'Required when adding; the price of an existing type never changes.',
+    description:
+      'Required when adding; the price of an existing type never changes (sending its current price back is accepted).',
   })
   @IsOptional()
   price?: string;
