@@ -15,6 +15,7 @@ import { Subscriptions1763800600000 } from './1763800600000-subscriptions';
 import { CredentialNotifications1763800800000 } from './1763800800000-credential-notifications';
 import { OutboxSignalAfterCommit1763800900000 } from './1763800900000-outbox-signal-after-commit';
 import { WebhookRetiredSecrets1763801000000 } from './1763801000000-webhook-retired-secrets';
+import { IdempotencySellerChecks1763802000000 } from './1763802000000-idempotency-seller-checks';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -35,4 +36,5 @@ export const migrations = [
   CredentialNotifications1763800800000,
   OutboxSignalAfterCommit1763800900000,
   WebhookRetiredSecrets1763801000000,
+  IdempotencySellerChecks1763802000000,
 ];

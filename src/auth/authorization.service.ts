@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { isUUID } from 'class-validator';
+import { noteSellerAuthorized } from '../common/context/request-context';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../common/errors/api-error';
 import { AccessesRepository, SellerAccess } from '../sellers/accesses.repository';
 import type { AccessRule } from './access.decorators';
@@ -8,7 +9,10 @@ import type { Principal, UserPrincipal } from './principal';
 
 export interface SellerCheck {
   permission?: Permission;
+  /** A seller named in the body: one the caller cannot see is a 400. */
   unknownSellerIsBadRequest?: boolean;
+  /** A seller found from a record: one the caller cannot see is that record not found (404 with this code). */
+  hiddenAs?: { code: string; message: string };
 }
 
 /**
@@ -30,20 +34,32 @@ export class AuthorizationService {
       throw new ForbiddenError('jwt_not_allowed', 'This route takes a seller API key, not a user token.');
     }
     if (rule.superuser) this.requireSuperuser(principal);
-    if (rule.seller) await this.authorizeSeller(principal, params[rule.seller], rule);
+    // Not noted for replays (see authorizeSeller): the guard checks the route's rule on every request.
+    if (rule.seller) await this.checkSeller(principal, params[rule.seller], rule);
   }
 
   /**
    * May this principal act on this seller? A seller's API key acts as its seller only; a user
    * needs an entry in the access table (and the permission, when one is named); superusers
    * pass. A seller the caller cannot see answers exactly like one that does not exist (404),
-   * so nothing leaks about other sellers.
+   * so nothing leaks about other sellers. For a seller known from the body or a record, not the
+   * route: the check is noted, and a replay of the request's Idempotency-Key makes it again.
    */
   async authorizeSeller(principal: Principal, sellerId: string, check: SellerCheck = {}): Promise<void> {
+    await this.checkSeller(principal, sellerId, check);
+    noteSellerAuthorized({
+      seller: sellerId.toLowerCase(),
+      ...(check.permission && { permission: check.permission }),
+      ...(check.unknownSellerIsBadRequest && { unknownSellerIsBadRequest: true }),
+      ...(check.hiddenAs && { hiddenAs: { code: check.hiddenAs.code, message: check.hiddenAs.message } }),
+    });
+  }
+
+  private async checkSeller(principal: Principal, sellerId: string, check: SellerCheck): Promise<void> {
     const unknownSeller = () =>
       check.unknownSellerIsBadRequest
         ? new BadRequestError('seller_not_found', 'Seller not found.')
-        : new NotFoundError('Seller not found.', 'seller_not_found');
+        : new NotFoundError(check.hiddenAs?.message ?? 'Seller not found.', check.hiddenAs?.code ?? 'seller_not_found');
 
     if (!isUUID(sellerId)) throw unknownSeller();
     if (principal.kind === 'api_key') {

@@ -213,12 +213,10 @@ export class TicketedEventsService {
   private async authorize(principal: Principal, id: string): Promise<TicketedEventRow> {
     const event = await this.events.find(id);
     if (!event) throw eventNotFound();
-    try {
-      await this.authorization.authorizeSeller(principal, event.sellerId, { permission: 'events.manage' });
-    } catch (error) {
-      if (error instanceof NotFoundError) throw eventNotFound();
-      throw error;
-    }
+    await this.authorization.authorizeSeller(principal, event.sellerId, {
+      permission: 'events.manage',
+      hiddenAs: eventNotFound(),
+    });
     return event;
   }
 

@@ -270,11 +270,10 @@ export class SubscriptionsService {
     const found = await this.repo.findSubscription(id);
     if (!found) throw subscriptionNotFound();
     if (canceler.kind === 'seller') {
-      await this.authorization
-        .authorizeSeller(canceler.principal, found.sellerId, { permission: 'subscriptions.manage' })
-        .catch((error: unknown) => {
-          throw error instanceof NotFoundError ? subscriptionNotFound() : error;
-        });
+      await this.authorization.authorizeSeller(canceler.principal, found.sellerId, {
+        permission: 'subscriptions.manage',
+        hiddenAs: subscriptionNotFound(),
+      });
     } else if (!atPeriodEnd) {
       throw new ForbiddenError(
         'subscriber_cancels_at_period_end',
@@ -331,12 +330,10 @@ export class SubscriptionsService {
   private async managedPlan(principal: Principal, id: string): Promise<SubscriptionPlan> {
     const plan = await this.repo.findPlan(id);
     if (!plan) throw planNotFound();
-    try {
-      await this.authorization.authorizeSeller(principal, plan.sellerId, { permission: 'subscriptions.manage' });
-    } catch (error) {
-      if (error instanceof NotFoundError) throw planNotFound();
-      throw error;
-    }
+    await this.authorization.authorizeSeller(principal, plan.sellerId, {
+      permission: 'subscriptions.manage',
+      hiddenAs: planNotFound(),
+    });
     return plan;
   }
 

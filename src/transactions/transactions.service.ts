@@ -531,13 +531,11 @@ export class TransactionsService implements OnModuleInit {
   async confirmPending(principal: Principal, id: string): Promise<TransactionResponseDto> {
     const found = await this.transactions.findById(id);
     if (!found) throw transactionNotFound();
-    try {
-      await this.authorization.authorizeSeller(principal, found.sellerId, { permission: 'transactions.create' });
-    } catch (error) {
-      // A transaction of a seller the caller cannot see does not exist for them.
-      if (error instanceof NotFoundError) throw transactionNotFound();
-      throw error;
-    }
+    // A transaction of a seller the caller cannot see does not exist for them.
+    await this.authorization.authorizeSeller(principal, found.sellerId, {
+      permission: 'transactions.create',
+      hiddenAs: transactionNotFound(),
+    });
     return this.approvePending(id);
   }
 

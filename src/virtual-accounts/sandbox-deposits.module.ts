@@ -25,13 +25,11 @@ export class SandboxDeposits {
   async confirm(principal: Principal, id: string): Promise<DepositResponseDto> {
     const sellerId = await this.deposits.sellerOf(id);
     if (!sellerId) throw new NotFoundError(NOT_FOUND, 'deposit_not_found');
-    try {
-      await this.authorization.authorizeSeller(principal, sellerId, { permission: 'virtualaccounts.operate' });
-    } catch (error) {
-      // A deposit of a seller the caller cannot see does not exist for them.
-      if (error instanceof NotFoundError) throw new NotFoundError(NOT_FOUND, 'deposit_not_found');
-      throw error;
-    }
+    // A deposit of a seller the caller cannot see does not exist for them.
+    await this.authorization.authorizeSeller(principal, sellerId, {
+      permission: 'virtualaccounts.operate',
+      hiddenAs: new NotFoundError(NOT_FOUND, 'deposit_not_found'),
+    });
     return this.deposits.confirm(id);
   }
 }

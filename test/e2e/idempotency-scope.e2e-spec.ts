@@ -1,8 +1,10 @@
 import { createServer, connect, Server, Socket } from 'node:net';
+import type { Permission } from '../../src/auth/permissions';
 import { startApiProcess } from '../support/api-process';
 import { createUser, grant, TestUser } from '../support/identity';
 import { HttpClient } from '../support/http';
 import { CARDS, payingSeller } from '../support/payments';
+import { eventBody } from '../support/ticketed-events';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -129,6 +131,69 @@ describe('Idempotency-Key on money routes', () => {
       token: superuser.access,
     });
     expect(balance.body.balance).toBe('25.00');
+  });
+
+  describe('a replay after the caller lost the access the first request needed', () => {
+    /** A user with `permissions` on the seller, and the id of its access entry. */
+    const operator = async (permissions: Permission[]) => {
+      const user = await createUser(t);
+      return { user, access: await grant(t, superuser, seller, user, permissions) };
+    };
+    const setPermissions = async (access: string, permissions: Permission[]) =>
+      expect(
+        (await t.http.patch(`/sellers/${seller}/accesses/${access}/`, { permissions }, { token: superuser.access }))
+          .status,
+      ).toBe(200);
+
+    it('of a record found by id (a sandbox confirmation): refused as the first request would be now', async () => {
+      const { user, access } = await operator(['transactions.create', 'transactions.view']);
+      const pix = (await charge({ amount: '9.00', payment_type: 'pix' }, 'lost-access-pix')).body.id;
+      const confirm = () =>
+        t.http.post(`/sandbox/transactions/${pix}/confirm/`, undefined, {
+          token: user.access,
+          headers: { 'idempotency-key': 'lost-access-confirm' },
+        });
+      const paid = await confirm();
+      expect(paid.status).toBe(200);
+      expect((await confirm()).headers.get('idempotent-replayed')).toBe('true');
+
+      await setPermissions(access, ['transactions.view']);
+      const withoutPermission = await confirm();
+      expect(withoutPermission.status).toBe(403);
+      expect(withoutPermission.body.code).toBe('permission_denied');
+      expect(withoutPermission.headers.get('idempotent-replayed')).toBeNull();
+
+      expect((await t.http.delete(`/sellers/${seller}/accesses/${access}/`, { token: superuser.access })).status).toBe(
+        204,
+      );
+      const withoutAccess = await confirm();
+      expect(withoutAccess.status).toBe(404);
+      expect(withoutAccess.body.code).toBe('transaction_not_found');
+    });
+
+    it('of a seller named in the body (an event): refused while the permission is gone, replayed once it is back', async () => {
+      const { user, access } = await operator(['events.manage']);
+      const body = eventBody(seller);
+      const create = () =>
+        t.http.post('/event/event/', body, {
+          token: user.access,
+          headers: { 'idempotency-key': 'lost-access-event' },
+        });
+      const created = await create();
+      expect(created.status).toBe(201);
+
+      await setPermissions(access, ['transactions.view']);
+      const refused = await create();
+      expect(refused.status).toBe(403);
+      expect(refused.body.code).toBe('permission_denied');
+
+      await setPermissions(access, ['events.manage']);
+      const replayed = await create();
+      expect(replayed.status).toBe(201);
+      expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+      expect(replayed.body).toEqual(created.body);
+      expect(await count(`SELECT count(*)::int AS n FROM ticketed_events WHERE seller_id = $1`, [seller])).toBe(1);
+    });
   });
 
   describe('a charge interrupted after its pending transaction was written', () => {

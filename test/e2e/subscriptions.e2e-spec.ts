@@ -375,9 +375,9 @@ describe('subscriptions', () => {
         );
       const calls: boolean[] = [];
       const complete = repo.complete.bind(repo);
-      jest.spyOn(repo, 'complete').mockImplementation(async (ref, status, body, manager) => {
+      jest.spyOn(repo, 'complete').mockImplementation(async (ref, answer, manager) => {
         calls.push(manager !== undefined);
-        return complete(ref, status, body, manager);
+        return complete(ref, answer, manager);
       });
       const first = await newPlan();
       expect(first.status).toBe(201);

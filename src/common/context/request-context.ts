@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FastifyRequest } from 'fastify';
+import type { SellerCheck } from '../../auth/authorization.service';
 import type { Principal } from '../../auth/principal';
 
 /**
@@ -14,7 +15,12 @@ export interface RequestContext {
   readonly request: FastifyRequest;
   /** The seller the request acts on, once authorization has established it. */
   sellerId?: string;
+  /** The checks on a seller this request passed (see noteSellerAuthorized). */
+  sellersAuthorized?: SellerAuthorization[];
 }
+
+/** A check on a seller that a request passed (AuthorizationService.authorizeSeller). */
+export type SellerAuthorization = SellerCheck & { seller: string };
 
 const storage = new AsyncLocalStorage<RequestContext>();
 const byRequest = new WeakMap<FastifyRequest, RequestContext>();
@@ -38,6 +44,23 @@ export function currentPrincipal(): Principal | undefined {
 export function noteRequestSeller(sellerId: string): void {
   const context = storage.getStore();
   if (context) context.sellerId = sellerId.toLowerCase();
+}
+
+/**
+ * Records a check on a seller the current request passed. A replay of the request's
+ * Idempotency-Key passes the same checks again first: a caller that has lost the access since
+ * gets today's refusal, not the answer it was given then.
+ */
+export function noteSellerAuthorized(check: SellerAuthorization): void {
+  const context = storage.getStore();
+  if (!context) return;
+  const passed = (context.sellersAuthorized ??= []);
+  if (!passed.some((p) => p.seller === check.seller && p.permission === check.permission)) passed.push(check);
+}
+
+/** The checks on a seller `request` passed (see noteSellerAuthorized). */
+export function sellersAuthorizedOf(request: FastifyRequest): SellerAuthorization[] {
+  return byRequest.get(request)?.sellersAuthorized ?? [];
 }
 
 /**

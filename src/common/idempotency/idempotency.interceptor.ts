@@ -3,7 +3,9 @@ import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Observable, catchError, from, mergeMap, of, throwError } from 'rxjs';
+import { AuthorizationService } from '../../auth/authorization.service';
 import type { Principal } from '../../auth/principal';
+import { SellerAuthorization, sellersAuthorizedOf } from '../context/request-context';
 import { ApiError, BadRequestError, SecretNotReplayableError } from '../errors/api-error';
 import { ErrorBody, toErrorResponse } from '../errors/error-response';
 import { IdempotencyRepository, KeyRef } from './idempotency.repository';
@@ -36,6 +38,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     private readonly reflector: Reflector,
     private readonly idempotency: IdempotencyService,
     private readonly keys: IdempotencyRepository,
+    private readonly authorization: AuthorizationService,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -62,6 +65,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
       body: request.body,
     });
     return from(begin).pipe(
+      mergeMap(async (begun) => {
+        if (begun.kind === 'replay') await this.checkAgain(request, begun.sellerChecks);
+        return begun;
+      }),
       mergeMap((begun) => {
         if (begun.kind === 'replay') {
           reply.header('idempotent-replayed', 'true');
@@ -75,7 +82,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
           answered: false,
           provisional: false,
           answer: async (manager, body) => {
-            if (!(await this.keys.complete(ref, successStatus, recorded(body), manager))) throw claimLapsed();
+            if (!(await this.keys.complete(ref, answerOf(request, successStatus, recorded(body)), manager))) {
+              throw claimLapsed();
+            }
           },
           tie: async (manager, resourceId) => {
             if (!(await this.keys.tie(manager, ref, resourceId))) throw claimLapsed();
@@ -85,24 +94,45 @@ export class IdempotencyInterceptor implements NestInterceptor {
         return next.handle().pipe(
           mergeMap(async (body) => {
             if (claim.provisional) await this.keys.release(ref);
-            else if (!claim.answered) await this.keys.complete(ref, successStatus, recorded(body));
+            else if (!claim.answered) await this.keys.complete(ref, answerOf(request, successStatus, recorded(body)));
             return body;
           }),
-          catchError((error: unknown) => from(this.settleFailure(claim, ref, error, String(request.id)))),
+          catchError((error: unknown) => from(this.settleFailure(claim, ref, error, request))),
         );
       }),
     );
   }
 
   /** A client error is the request's answer and is kept; a server failure frees the key for a retry. */
-  private async settleFailure(claim: IdempotencyClaim, ref: KeyRef, error: unknown, requestId: string): Promise<never> {
+  private async settleFailure(
+    claim: IdempotencyClaim,
+    ref: KeyRef,
+    error: unknown,
+    request: FastifyRequest,
+  ): Promise<never> {
     if (!claim.answered) {
-      const response = toErrorResponse(error, requestId);
+      const response = toErrorResponse(error, String(request.id));
       if (response.status >= 500 || claim.provisional) await this.keys.release(ref).catch(() => undefined);
-      else await this.keys.complete(ref, response.status, response.body).catch(() => undefined);
+      else await this.keys.complete(ref, answerOf(request, response.status, response.body)).catch(() => undefined);
     }
     throw error;
   }
+
+  /**
+   * Before a replay: the checks on a seller the first request passed (a seller named in its body
+   * or found from a record; the guard has checked the route's own again), made again. A caller
+   * that lost the access or the permission since gets today's refusal, not the recorded answer.
+   */
+  private async checkAgain(request: FastifyRequest, checks: SellerAuthorization[]): Promise<void> {
+    const principal = (request as FastifyRequest & { user?: Principal }).user;
+    if (!principal) return; // a public route's key: no seller was checked
+    for (const { seller, ...check } of checks) await this.authorization.authorizeSeller(principal, seller, check);
+  }
+}
+
+/** The answer recorded for a key: the response, and the checks on a seller the request passed. */
+function answerOf(request: FastifyRequest, status: number, body: unknown) {
+  return { status, body, sellerChecks: sellersAuthorizedOf(request) };
 }
 
 function replayedError(status: number, body: ErrorBody): ApiError {

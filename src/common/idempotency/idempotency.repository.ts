@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import type { SellerAuthorization } from '../context/request-context';
 
 /** One `Idempotency-Key` of one owner, as stored. */
 export interface IdempotencyKeyRow {
@@ -10,6 +11,8 @@ export interface IdempotencyKeyRow {
   responseBody: unknown;
   /** The record the key is tied to before its answer exists (a charge's pending transaction). */
   resourceId: string | null;
+  /** The checks on a seller the answered request passed (a replay makes them again). */
+  sellerChecks: SellerAuthorization[];
 }
 
 export interface KeyRef {
@@ -41,7 +44,7 @@ export class IdempotencyRepository {
        VALUES ($1, $2, $3, 'in_progress', $4, now() + make_interval(secs => $5), now() + make_interval(hours => $6))
        ON CONFLICT (owner, key) DO UPDATE
          SET fingerprint = EXCLUDED.fingerprint, status = 'in_progress', claim = EXCLUDED.claim,
-             lease_until = EXCLUDED.lease_until, response_status = NULL, response_body = NULL,
+             lease_until = EXCLUDED.lease_until, response_status = NULL, response_body = NULL, seller_checks = NULL,
              resource_id = CASE WHEN k.expires_at <= now() THEN NULL ELSE k.resource_id END,
              created_at = CASE WHEN k.expires_at <= now() THEN now() ELSE k.created_at END,
              expires_at = CASE WHEN k.expires_at <= now() THEN EXCLUDED.expires_at ELSE k.expires_at END
@@ -61,8 +64,9 @@ export class IdempotencyRepository {
       response_status: number | null;
       response_body: unknown;
       resource_id: string | null;
+      seller_checks: SellerAuthorization[] | null;
     }> = await this.dataSource.query(
-      `SELECT fingerprint, status, response_status, response_body, resource_id FROM idempotency_keys
+      `SELECT fingerprint, status, response_status, response_body, resource_id, seller_checks FROM idempotency_keys
        WHERE owner = $1 AND key = $2 AND expires_at > now()`,
       [owner, key],
     );
@@ -74,16 +78,32 @@ export class IdempotencyRepository {
       responseStatus: row.response_status,
       responseBody: row.response_body,
       resourceId: row.resource_id,
+      sellerChecks: row.seller_checks ?? [],
     };
   }
 
-  /** Records the answer (in the change's transaction when given); false when the claim no longer holds the key. */
-  async complete(ref: KeyRef, status: number, body: unknown, manager?: EntityManager): Promise<boolean> {
+  /**
+   * Records the answer, with the checks on a seller the request passed (in the change's
+   * transaction when given); false when the claim no longer holds the key.
+   */
+  async complete(
+    ref: KeyRef,
+    answer: { status: number; body: unknown; sellerChecks: SellerAuthorization[] },
+    manager?: EntityManager,
+  ): Promise<boolean> {
     // An UPDATE answers [rows, affected count] through TypeORM's PostgreSQL driver.
     const [, affected]: [unknown[], number] = await (manager ?? this.dataSource).query(
-      `UPDATE idempotency_keys SET status = 'completed', response_status = $4, response_body = $5::jsonb
+      `UPDATE idempotency_keys SET status = 'completed', response_status = $4, response_body = $5::jsonb,
+         seller_checks = $6::jsonb
        WHERE owner = $1 AND key = $2 AND claim = $3 AND status = 'in_progress'`,
-      [ref.owner, ref.key, ref.claim, status, JSON.stringify(body ?? null)],
+      [
+        ref.owner,
+        ref.key,
+        ref.claim,
+        answer.status,
+        JSON.stringify(answer.body ?? null),
+        answer.sellerChecks.length > 0 ? JSON.stringify(answer.sellerChecks) : null,
+      ],
     );
     return affected > 0;
   }

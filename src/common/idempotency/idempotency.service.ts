@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '../../config/config';
+import type { SellerAuthorization } from '../context/request-context';
 import { isUuid } from '../validation/uuid';
 import { ConflictError, UnprocessableError } from '../errors/api-error';
 import { IdempotencyRepository, KeyRef } from './idempotency.repository';
@@ -20,7 +21,8 @@ export interface RequestShape {
 }
 
 export type BeginResult =
-  { kind: 'proceed'; ref: KeyRef; resumeOf: string | null } | { kind: 'replay'; status: number; body: unknown };
+  | { kind: 'proceed'; ref: KeyRef; resumeOf: string | null }
+  | { kind: 'replay'; status: number; body: unknown; sellerChecks: SellerAuthorization[] };
 
 /** A path parameter in one spelling: percent-decoded, UUIDs lower-cased. */
 export function canonicalParam(value: string): string {
@@ -78,7 +80,7 @@ export class IdempotencyService {
         );
       }
       if (row.status === 'in_progress') break;
-      return { kind: 'replay', status: row.responseStatus!, body: row.responseBody };
+      return { kind: 'replay', status: row.responseStatus!, body: row.responseBody, sellerChecks: row.sellerChecks };
     }
     throw new ConflictError(
       'idempotency_key_in_use',

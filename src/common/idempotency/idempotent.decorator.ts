@@ -28,7 +28,8 @@ export function Idempotent(options: IdempotentOptions = {}): MethodDecorator {
       description:
         'Up to 255 characters, scoped to the caller (user, API key seller, or client address for public routes). ' +
         'Repeating the same request (method, route, record, body) with the same key within 24 hours replays the ' +
-        'first response (header `Idempotent-Replayed: true`) instead of acting twice; the key with another ' +
+        'first response (header `Idempotent-Replayed: true`) instead of acting twice, to a caller that still has the ' +
+        'access and permissions the first request needed (else the refusal it would get now); the key with another ' +
         'request answers 422 `idempotency_key_reused`, while the first still runs 409 `idempotency_key_in_use` ' +
         '(a request that died without committing frees its key after 60 s).' +
         (options.secret
