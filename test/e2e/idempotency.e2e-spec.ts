@@ -106,6 +106,22 @@ describe('Idempotency-Key', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
   });
 
+  it('frees the key of a request refused as invalid (400 validation_failed): the corrected request acts', async () => {
+    const before = await rowCount();
+    const invalid = await post(a, 'key-invalid', { amount: 'ten' });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.code).toBe('validation_failed');
+    expect((await db.query(`SELECT 1 FROM idempotency_keys WHERE key = 'key-invalid'`)).rowCount).toBe(0);
+
+    const corrected = await post(b, 'key-invalid', { amount: '10.00' });
+    expect(corrected.status).toBe(201);
+    expect(corrected.headers.get('idempotent-replayed')).toBeNull();
+    const again = await post(a, 'key-invalid', { amount: '10.00' });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(corrected.body);
+    expect(await rowCount()).toBe(before + 1);
+  });
+
   it('refuses a key longer than 255 characters', async () => {
     const res = await post(a, 'k'.repeat(256), { amount: '1.00' });
     expect(res.status).toBe(400);

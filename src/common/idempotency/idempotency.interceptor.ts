@@ -6,7 +6,7 @@ import { Observable, catchError, from, mergeMap, of, throwError } from 'rxjs';
 import { AuthorizationService } from '../../auth/authorization.service';
 import type { Principal } from '../../auth/principal';
 import { SellerAuthorization, sellersAuthorizedOf } from '../context/request-context';
-import { ApiError, BadRequestError, SecretNotReplayableError } from '../errors/api-error';
+import { ApiError, BadRequestError, SecretNotReplayableError, ValidationError } from '../errors/api-error';
 import { ErrorBody, toErrorResponse } from '../errors/error-response';
 import { IdempotencyRepository, KeyRef } from './idempotency.repository';
 import { IdempotencyService } from './idempotency.service';
@@ -103,7 +103,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
     );
   }
 
-  /** A client error is the request's answer and is kept; a server failure frees the key for a retry. */
+  /**
+   * A client error is the request's answer and is kept; a server failure frees the key for a
+   * retry, and so does a request refused as invalid (400 `validation_failed`): nothing began, and
+   * the corrected request may come back with the same key.
+   */
   private async settleFailure(
     claim: IdempotencyClaim,
     ref: KeyRef,
@@ -112,7 +116,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
   ): Promise<never> {
     if (!claim.answered) {
       const response = toErrorResponse(error, String(request.id));
-      if (response.status >= 500 || claim.provisional) await this.keys.release(ref).catch(() => undefined);
+      const freed = response.status >= 500 || claim.provisional || error instanceof ValidationError;
+      if (freed) await this.keys.release(ref).catch(() => undefined);
       else await this.keys.complete(ref, answerOf(request, response.status, response.body)).catch(() => undefined);
     }
     throw error;

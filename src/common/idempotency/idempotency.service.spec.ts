@@ -26,6 +26,12 @@ describe('IdempotencyService.fingerprint', () => {
     expect(service.fingerprint({ ...shape, body: { n: 1, amount: '1.00' } })).toBe(service.fingerprint(shape));
   });
 
+  it('takes an empty object for no body (a client library that always sends `{}`)', () => {
+    const bodiless = { ...shape, body: undefined };
+    expect(service.fingerprint({ ...shape, body: {} })).toBe(service.fingerprint(bodiless));
+    expect(service.fingerprint({ ...shape, body: [] })).not.toBe(service.fingerprint(bodiless));
+  });
+
   it('tells another method, route, record or body apart', () => {
     const base = service.fingerprint(shape);
     expect(service.fingerprint({ ...shape, method: 'PUT' })).not.toBe(base);

@@ -59,8 +59,10 @@ export class IdempotencyService {
    */
   fingerprint(shape: RequestShape): string {
     const params = Object.fromEntries(Object.entries(shape.params).map(([name, v]) => [name, canonicalParam(v)]));
+    // An empty object is no body: a client library that always sends `{}` makes the same request as curl.
+    const body = isEmptyObject(shape.body) ? undefined : shape.body;
     return createHmac('sha256', this.hashKey)
-      .update(stableStringify([shape.method.toUpperCase(), shape.route, params, shape.body]))
+      .update(stableStringify([shape.method.toUpperCase(), shape.route, params, body]))
       .digest('hex');
   }
 
@@ -91,4 +93,8 @@ export class IdempotencyService {
   purgeExpired(): Promise<number> {
     return this.keys.purgeExpired();
   }
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 }

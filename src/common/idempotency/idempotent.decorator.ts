@@ -31,7 +31,9 @@ export function Idempotent(options: IdempotentOptions = {}): MethodDecorator {
         'first response (header `Idempotent-Replayed: true`) instead of acting twice, to a caller that still has the ' +
         'access and permissions the first request needed (else the refusal it would get now); the key with another ' +
         'request answers 422 `idempotency_key_reused`, while the first still runs 409 `idempotency_key_in_use` ' +
-        '(a request that died without committing frees its key after 60 s).' +
+        '(a body of `{}` is the same request as no body). A request refused as invalid (400 `validation_failed`) or ' +
+        'failed by the server (5xx) does not use the key up, and a request that died without committing frees it ' +
+        'after 60 s.' +
         (options.secret
           ? ' A replay never shows the secret again: it answers 409 `idempotency_secret_not_replayable` with `id`.'
           : ''),
