@@ -91,7 +91,12 @@ export class DepositsService implements OnModuleInit {
             action: 'virtual_account.manual_deposit',
             sellerId,
             target: { type: 'deposit', id },
-            changes: { virtual_account: accountId, amount: formatMoney(amount), reason: input.reason },
+            changes: {
+              virtual_account: accountId,
+              amount: formatMoney(amount),
+              reason: input.reason,
+              ...(input.external_reference !== undefined && { external_reference: input.external_reference }),
+            },
           });
           return this.recordCompleted(manager, created);
         }),

@@ -255,7 +255,12 @@ describe('virtual accounts', () => {
           seller_id: seller,
           target_type: 'deposit',
           target_id: manual.body.id,
-          changes: { virtual_account: a, amount: '500.00', reason: 'Wire 123 reconciled' },
+          changes: {
+            virtual_account: a,
+            amount: '500.00',
+            reason: 'Wire 123 reconciled',
+            external_reference: 'wire-123',
+          },
           request_id: 'manual-deposit-1',
           ip: '127.0.0.1',
         },
