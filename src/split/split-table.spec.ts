@@ -1,6 +1,6 @@
 import type { FieldErrors } from '../common/errors/api-error';
 import { readFeeTable } from './fee-table';
-import { parseSplitDocument } from './split-table';
+import { parseSplitDocument, repeatedKeys } from './split-table';
 
 const parse = (raw: string) => {
   const errors: FieldErrors = {};
@@ -41,6 +41,26 @@ describe('split table documents', () => {
     const { errors } = parse(raw);
     expect(Object.keys(errors)).toEqual([path]);
     expect(errors[path][0]).toMatch(message);
+  });
+
+  it('refuses a key given twice in one object, at its path (JSON would keep only the last)', () => {
+    const { errors, table } = parse(
+      "{'credit1': {'Visa': {'M': 90, 'A': 20, 'M': 10}}, 'debit1': {'PIX': {'M': 1}}, 'debit1': {'PIX': {'M': 2}}}",
+    );
+    expect(errors).toEqual({
+      'split_details.credit1.Visa.M': ['is given more than once'],
+      'split_details.debit1': ['is given more than once'],
+    });
+    expect(table.size).toBe(0);
+  });
+
+  it.each([
+    ['{"a": {"b": 1}, "c": {"b": 2}}', []],
+    ['{"a": [{"x": 1}, {"x": 2, "y": "x\\"\\\\", "x": 3}]}', ['a.1.x']],
+    ['{"a\\u0062": 1, "ab": 2}', ['ab']],
+    ['{"k": "{\\"k\\": 1, \\"k\\": 2}"}', []],
+  ])('finds the repeated keys of %s', (json, paths) => {
+    expect(repeatedKeys(json)).toEqual(paths);
   });
 
   it('reports every problem of a document at once', () => {

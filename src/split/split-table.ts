@@ -35,7 +35,51 @@ export function parseSplitDocument(raw: string, field: string, errors: FieldErro
     addError(errors, field, `is not valid JSON: ${(error as Error).message}`);
     return { normalized, table: new Map() };
   }
+  // JSON.parse keeps the last of repeated keys: the stored text would show shares that are not paid.
+  const repeated = repeatedKeys(normalized);
+  for (const path of repeated) addError(errors, `${field}.${path}`, 'is given more than once');
+  if (repeated.length > 0) return { normalized, table: new Map() };
   return { normalized, table: readTable(document, field, readSplitCell, errors) };
+}
+
+/**
+ * The paths (`credit1.Visa.Master`) of the keys that appear twice in one object of a JSON text
+ * that JSON.parse accepted. A scan of the text: the parsed value has lost them.
+ */
+export function repeatedKeys(json: string): string[] {
+  interface Scope {
+    keys: Set<string> | null; // null: an array
+    path: string;
+    expectingKey: boolean;
+    current: string;
+  }
+  const found: string[] = [];
+  const scopes: Scope[] = [];
+  const pathOf = (parent: Scope | undefined) => (parent ? (parent.path ? `${parent.path}.` : '') + parent.current : '');
+  for (let i = 0; i < json.length; i++) {
+    const char = json[i];
+    const scope = scopes[scopes.length - 1];
+    if (char === '"') {
+      let end = i + 1;
+      while (json[end] !== '"') end += json[end] === '\\' ? 2 : 1;
+      const text = JSON.parse(json.slice(i, end + 1)) as string;
+      if (scope?.keys && scope.expectingKey) {
+        if (scope.keys.has(text)) found.push(`${scope.path ? `${scope.path}.` : ''}${text}`);
+        scope.keys.add(text);
+        scope.current = text;
+        scope.expectingKey = false;
+      }
+      i = end;
+    } else if (char === '{' || char === '[') {
+      scopes.push({ keys: char === '{' ? new Set() : null, path: pathOf(scope), expectingKey: true, current: '0' });
+    } else if (char === '}' || char === ']') {
+      scopes.pop();
+    } else if (char === ',' && scope) {
+      if (scope.keys) scope.expectingKey = true;
+      else scope.current = String(Number(scope.current) + 1);
+    }
+  }
+  return found;
 }
 
 function readSplitCell(cell: unknown, path: string, errors: FieldErrors): SplitCell | null {
