@@ -139,6 +139,22 @@ describe('PasswordRecoveryService with a fake mail port', () => {
     expect(await pending()).toBeUndefined();
   });
 
+  it('sends no code to a deactivated user, and refuses the code of one deactivated since', async () => {
+    const deactivate = (active: boolean) => t.db.query('UPDATE users SET active = $2 WHERE id = $1', [user.id, active]);
+    await service.request(user.email);
+    const code = mail.codeFor(user.email);
+    await deactivate(false);
+    const before = await passwordHash();
+    await expect(service.confirm(user.email, code, NEW_PASSWORD)).rejects.toMatchObject(refused);
+    expect(await passwordHash()).toBe(before);
+    await service.request(user.email);
+    expect(mail.sent).toHaveLength(1);
+
+    await deactivate(true);
+    await service.confirm(user.email, code, NEW_PASSWORD);
+    expect(await passwordHash()).not.toBe(before);
+  });
+
   it('refuses a code for an e-mail that belongs to nobody, or for a user who asked for none', async () => {
     await expect(service.confirm('nobody-at-all@example.com', '123456', NEW_PASSWORD)).rejects.toMatchObject(refused);
     await expect(service.confirm(user.email, '123456', NEW_PASSWORD)).rejects.toMatchObject(refused);

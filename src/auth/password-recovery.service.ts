@@ -32,11 +32,14 @@ export class PasswordRecoveryService {
     private readonly credentials: CredentialCache,
   ) {}
 
-  /** Sends a code when the e-mail belongs to a user; answers the same either way. */
+  /**
+   * Sends a code when the e-mail belongs to an active user; answers the same either way. A
+   * deactivated user could not sign in with a new password, so it gets no code.
+   */
   async request(email: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       const user = await this.users.findByEmail(email, manager);
-      if (!user) return;
+      if (!user?.active) return;
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
       await this.recoveries.replace(manager, user.id, this.codeHash(user.id, code), RECOVERY_CODE_TTL_MINUTES);
       await this.mail.queue(manager, {
@@ -54,7 +57,8 @@ export class PasswordRecoveryService {
     const passwordHash = await hashPassword(newPassword);
     const outcome = await this.dataSource.transaction(async (manager) => {
       const user = await this.users.findByEmail(email, manager);
-      if (!user) return 'invalid' as const;
+      // Deactivated since the code was sent: its password does not change (it could not sign in with it).
+      if (!user?.active) return 'invalid' as const;
       const recovery = await this.recoveries.lockForUser(manager, user.id);
       if (!recovery) return 'invalid' as const;
       if (recovery.expired) {
