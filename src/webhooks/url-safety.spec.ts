@@ -128,6 +128,18 @@ describe('webhook URL syntax', () => {
     expect(refused(`https://hooks.example.com/${'a'.repeat(2030)}`)).toBe('it is longer than 2048 characters');
   });
 
+  it('refuses a URL that is not written as it would be called', () => {
+    expect(refused(' https://hooks.example.com/')).toBe('it must not contain spaces or control characters');
+    expect(refused('https://hooks.example.com/a b')).toBe('it must not contain spaces or control characters');
+    expect(refused('https://hooks.example.com/\tx')).toBe('it must not contain spaces or control characters');
+    expect(refused('https:///hooks.example.com/')).toBe('it must start scheme://host');
+    expect(refused('https:hooks.example.com/')).toBe('it must start scheme://host');
+    expect(refused('https://hooks.example.com/#frag')).toBe('it must not have a fragment (#…)');
+    expect(refused('https://hooks.example.com/#')).toBe('it must not have a fragment (#…)');
+    expect(refused('http://127.0.0.1:0/x', true)).toBe('its port must be 1 to 65535');
+    expect(refused('https://hooks.example.com:8443/p?q=1')).toBeNull();
+  });
+
   it.each([
     'https://127.0.0.1/',
     'https://2130706433/',

@@ -22,7 +22,8 @@ export class CreateWebhookDto {
     example: 'https://example.com/webhooks/payments',
     maxLength: 2048,
     description:
-      'https only; no credentials; hosts that are or resolve to private, loopback, link-local, CGNAT, multicast or ' +
+      'https only, written as called (scheme://host, no spaces or control characters, no fragment, port 1-65535); ' +
+      'no credentials; hosts that are or resolve to private, loopback, link-local, CGNAT, multicast or ' +
       'unique local addresses are refused (400 `webhook_url_not_allowed`) unless WEBHOOKS_ALLOW_PRIVATE_URLS=true.',
   })
   @IsString()
