@@ -1,4 +1,11 @@
-import { checkWebhookUrlSyntax, parseIpv4, parseIpv6, refusedAddressReason, refusedResolution } from './url-safety';
+import {
+  checkWebhookUrlSyntax,
+  parseIpv4,
+  parseIpv6,
+  refusedAddressReason,
+  refusedResolution,
+  urlFormProblem,
+} from './url-safety';
 
 describe('webhook address classification', () => {
   it.each([
@@ -128,18 +135,6 @@ describe('webhook URL syntax', () => {
     expect(refused(`https://hooks.example.com/${'a'.repeat(2030)}`)).toBe('it is longer than 2048 characters');
   });
 
-  it('refuses a URL that is not written as it would be called', () => {
-    expect(refused(' https://hooks.example.com/')).toBe('it must not contain spaces or control characters');
-    expect(refused('https://hooks.example.com/a b')).toBe('it must not contain spaces or control characters');
-    expect(refused('https://hooks.example.com/\tx')).toBe('it must not contain spaces or control characters');
-    expect(refused('https:///hooks.example.com/')).toBe('it must start scheme://host');
-    expect(refused('https:hooks.example.com/')).toBe('it must start scheme://host');
-    expect(refused('https://hooks.example.com/#frag')).toBe('it must not have a fragment (#…)');
-    expect(refused('https://hooks.example.com/#')).toBe('it must not have a fragment (#…)');
-    expect(refused('http://127.0.0.1:0/x', true)).toBe('its port must be 1 to 65535');
-    expect(refused('https://hooks.example.com:8443/p?q=1')).toBeNull();
-  });
-
   it.each([
     'https://127.0.0.1/',
     'https://2130706433/',
@@ -176,5 +171,25 @@ describe('webhook URL syntax', () => {
     );
     expect(refusedResolution('mixed.example', ['93.184.216.34', '10.0.0.1'])).toContain('a private address');
     expect(refusedResolution('nothing.example', [])).toBe('its host nothing.example does not resolve');
+  });
+});
+
+describe('webhook URL form (at registration)', () => {
+  it('refuses a URL that is not written as it is called', () => {
+    expect(urlFormProblem(' https://hooks.example.com/')).toBe('it must not contain spaces or control characters');
+    expect(urlFormProblem('https://hooks.example.com/a b')).toBe('it must not contain spaces or control characters');
+    expect(urlFormProblem('https://hooks.example.com/\tx')).toBe('it must not contain spaces or control characters');
+    expect(urlFormProblem('https:///hooks.example.com/')).toBe('it must start scheme://host');
+    expect(urlFormProblem('https:hooks.example.com/')).toBe('it must start scheme://host');
+    expect(urlFormProblem('https://hooks.example.com/#frag')).toBe('it must not have a fragment (#…)');
+    expect(urlFormProblem('https://hooks.example.com/#')).toBe('it must not have a fragment (#…)');
+    expect(urlFormProblem('http://127.0.0.1:0/x')).toBe('its port must be 1 to 65535');
+    expect(urlFormProblem('http://127.0.0.1:00/x')).toBe('its port must be 1 to 65535');
+  });
+
+  it('accepts a URL written as it is called', () => {
+    expect(urlFormProblem('https://hooks.example.com:8443/p?q=1')).toBeNull();
+    expect(urlFormProblem('https://[::1]:8080/')).toBeNull();
+    expect(urlFormProblem('HTTPS://Hooks.Example.com')).toBeNull();
   });
 });

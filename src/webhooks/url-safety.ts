@@ -161,10 +161,9 @@ export function refusedAddressReason(address: string): string | null {
 export type UrlCheck = { ok: true; url: URL; host: string; isAddress: boolean } | { ok: false; reason: string };
 
 /**
- * The checks a webhook URL passes before any name resolution: an absolute URL written as it is
- * sent (no spaces or control characters, which URL parsing would drop; `scheme://host`, no
- * fragment, a port from 1), https (http too when private URLs are allowed), no credentials, at
- * most 2,048 characters, and a host that is not a refused address in any spelling. A host name still has to resolve to allowed
+ * The checks a webhook URL passes before any name resolution: a URL, https (http too when
+ * private URLs are allowed), no credentials, at most 2,048 characters, and a host that is
+ * not a refused address in any spelling. A host name still has to resolve to allowed
  * addresses (checked at registration and again at each delivery).
  */
 export function checkWebhookUrlSyntax(raw: string, allowPrivate: boolean): UrlCheck {
@@ -176,11 +175,6 @@ export function checkWebhookUrlSyntax(raw: string, allowPrivate: boolean): UrlCh
   } catch {
     return { ok: false, reason: 'it is not a valid URL' };
   }
-  if (/[\s\p{Cc}]/u.test(raw)) return { ok: false, reason: 'it must not contain spaces or control characters' };
-  // URL parsing takes `https:///host` and `https:host` for `https://host`: the text must say what is called.
-  if (!/^[a-z][a-z0-9+.-]*:\/\/[^/?#]/i.test(raw)) return { ok: false, reason: 'it must start scheme://host' };
-  if (url.hash || raw.includes('#')) return { ok: false, reason: 'it must not have a fragment (#…)' };
-  if (url.port === '0') return { ok: false, reason: 'its port must be 1 to 65535' };
   const schemes = allowPrivate ? ['https:', 'http:'] : ['https:'];
   if (!schemes.includes(url.protocol)) {
     return { ok: false, reason: allowPrivate ? 'it must use https or http' : 'it must use https' };
@@ -195,6 +189,24 @@ export function checkWebhookUrlSyntax(raw: string, allowPrivate: boolean): UrlCh
     if (reason) return { ok: false, reason: `it points at ${reason} (${literal})` };
   }
   return { ok: true, url, host: literal ?? host, isAddress: literal !== null };
+}
+
+/**
+ * Why a URL given for a new or changed endpoint is not written as it is called (null: it is):
+ * URL parsing would drop spaces and control characters, take `https:///host` for
+ * `https://host`, and never send a fragment. Checked at registration only: endpoints stored
+ * before this rule keep being delivered to.
+ */
+export function urlFormProblem(raw: string): string | null {
+  if (/[\s\p{Cc}]/u.test(raw)) return 'it must not contain spaces or control characters';
+  if (!/^[a-z][a-z0-9+.-]*:\/\/[^/?#]/i.test(raw)) return 'it must start scheme://host';
+  if (raw.includes('#')) return 'it must not have a fragment (#…)';
+  try {
+    if (new URL(raw).port === '0') return 'its port must be 1 to 65535';
+  } catch {
+    // not a URL at all: checkWebhookUrlSyntax says so
+  }
+  return null;
 }
 
 /** Why a resolved set of addresses is refused (the first refused one), or null when all are allowed. */

@@ -30,7 +30,7 @@ import {
 } from './dto/webhook.dto';
 import { EVENT_TYPE_DESCRIPTIONS, EVENT_TYPES, EventType, recordEventNow } from './outbox';
 import { generateWebhookSecret } from './signing';
-import { checkWebhookUrlSyntax, refusedResolution } from './url-safety';
+import { checkWebhookUrlSyntax, refusedResolution, urlFormProblem } from './url-safety';
 import { ResolveHost } from './webhook-transport';
 import { EndpointRow, Updatable, WebhooksRepository } from './webhooks.repository';
 
@@ -231,8 +231,8 @@ export class WebhooksService {
   private async checkUrl(raw: string): Promise<string> {
     const allowPrivate = this.config.webhooksAllowPrivateUrls;
     const syntax = checkWebhookUrlSyntax(raw, allowPrivate);
-    let reason = syntax.ok ? null : syntax.reason;
-    if (syntax.ok && !syntax.isAddress && !allowPrivate) {
+    let reason = syntax.ok ? urlFormProblem(raw) : syntax.reason;
+    if (!reason && syntax.ok && !syntax.isAddress && !allowPrivate) {
       const addresses = await this.resolve(syntax.host).catch(() => [] as string[]);
       reason = refusedResolution(syntax.host, addresses);
     }

@@ -133,12 +133,17 @@ describe('webhook management', () => {
     expect(Object.keys(badPatch.body.errors)).toEqual(['events.1']);
   });
 
-  it('answers 400 webhook_url_not_allowed with the reason for non-URLs, credentials and long URLs', async () => {
+  it('answers 400 webhook_url_not_allowed with the reason for non-URLs, credentials, long and misspelt URLs', async () => {
     const cases: Array<[string, string]> = [
       ['not a url', 'it is not a valid URL'],
       ['https://user:pass@hooks.example.com/', 'it must not contain a user name or password'],
       [`https://hooks.example.com/${'x'.repeat(2040)}`, 'it is longer than 2048 characters'],
       ['ftp://hooks.example.com/', 'it must use https or http'],
+      // Not written as it would be called (private URLs are allowed here: the form is checked anyway).
+      [' http://127.0.0.1:4000/hooks', 'it must not contain spaces or control characters'],
+      ['http:///127.0.0.1/hooks', 'it must start scheme://host'],
+      ['http://127.0.0.1:4000/hooks#payments', 'it must not have a fragment (#…)'],
+      ['http://127.0.0.1:0/hooks', 'its port must be 1 to 65535'],
     ];
     for (const [bad, reason] of cases) {
       const res = await t.http.post(`${base}/`, { url: bad, events: ['*'] }, as());
