@@ -143,6 +143,43 @@ describe('bad input', () => {
       }
     });
 
+    it('answers a path with a % that starts no escape like one that is not UTF-8: 400, or 404/405 as the path says', async () => {
+      const res = await t.http.get('/sellers/%ZZ/', { token: superuser.access });
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('invalid_url');
+      expect((await t.http.get('/sellers/%4/', { token: superuser.access })).body.code).toBe('invalid_url');
+      expect((await t.http.put('/sellers/%ZZ', {}, { token: superuser.access })).status).toBe(405);
+      expect((await t.http.get('/no-such/%ZZ/', { token: superuser.access })).status).toBe(404);
+      expect((await t.http.get('/sellers/%7a/', { token: superuser.access })).body.code).toBe('seller_not_found');
+    });
+
+    it('answers a JSON body that is not UTF-8 with 400 invalid_json, never with replaced characters', async () => {
+      const body = Buffer.concat([Buffer.from('{"email":"a'), Buffer.from([0xff, 0xfe]), Buffer.from('@b.co"}')]);
+      const res = await t.http.post('/user/login/', undefined, {
+        rawBody: body,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'invalid_json', message: 'The request body is not valid UTF-8.' });
+    });
+
+    it('answers a compressed body (Content-Encoding) with 415: it would be read as plain text', async () => {
+      const res = await t.http.post('/user/login/', undefined, {
+        ...json('{"email":"a@b.co","password":"x"}'),
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      });
+      expect(res.status).toBe(415);
+      expect(res.body).toMatchObject({
+        code: 'unsupported_media_type',
+        message: 'Unsupported Content-Encoding "gzip": send the body uncompressed.',
+      });
+      const identity = await t.http.post('/user/login/', undefined, {
+        ...json('{"email":"a@b.co","password":"a password"}'),
+        headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
+      });
+      expect(identity.status).toBe(401);
+    });
+
     it('keeps percent sequences of the query that are not UTF-8 as they were sent (well-formed text)', async () => {
       const res = await t.http.get('/plans/plans/rates?search=a%ED%A0%80', { token: superuser.access });
       expect(res.status).toBe(200);

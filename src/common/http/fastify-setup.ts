@@ -17,6 +17,8 @@ import type { FastJsonSerializers } from './fast-json';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const MALFORMED_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /**
@@ -58,10 +60,15 @@ export function createFastifyAdapter(options: {
   options.fastJson.hook(fastify);
 
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, parseJson);
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, parseJson);
 
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // A `%` that starts no escape (`/sellers/%ZZ/`): the router passes it on as text; it is no URL.
+    if (MALFORMED_ESCAPE.test(pathOf(request.url))) {
+      const response = toErrorResponse(routerError({ code: 'FST_ERR_BAD_URL' }, request, routes), String(request.id));
+      return reply.status(response.status).headers(response.headers).send(response.body);
+    }
     // A route with parameters may be shadowed by a more specific path that does not serve this method.
     if (!request.is404 && !routes.mayBeShadowed(request.routeOptions.url ?? '')) return;
     // No route for this method: 405 when the path serves others, else 404; before any authentication.
@@ -119,7 +126,7 @@ function routerError(
   if (error.code === 'FST_ERR_BAD_URL') {
     // The router gives up on the encoding before it knows whether a route matches: a path that
     // no route would match is unknown (404), or served by other methods (405), whatever its encoding.
-    const allowed = routes.allowedMethods(request.url.replace(/%[0-9a-fA-F]{2}/g, '_'));
+    const allowed = routes.allowedMethods(request.url.replace(/%([0-9a-fA-F]{2})?/g, '_'));
     if (!allowed.includes(request.method)) {
       return allowed.length > 0
         ? new MethodNotAllowedError(request.method, allowed)
@@ -179,11 +186,26 @@ function pathOf(url: string): string {
 }
 
 /**
- * An empty body counts as no body; anything else must be valid JSON (no prototype pollution),
- * nested at most MAX_JSON_DEPTH levels.
+ * An empty body counts as no body; anything else must be UTF-8 (not compressed: no
+ * Content-Encoding), valid JSON (no prototype pollution), nested at most MAX_JSON_DEPTH levels.
  */
-function parseJson(_request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) {
-  const text = typeof body === 'string' ? body : body.toString('utf8');
+function parseJson(request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) {
+  const encoding = request.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    return done(
+      new ApiError(
+        415,
+        'unsupported_media_type',
+        `Unsupported Content-Encoding "${encoding}": send the body uncompressed.`,
+      ),
+    );
+  }
+  let text: string;
+  try {
+    text = typeof body === 'string' ? body : UTF8.decode(body);
+  } catch {
+    return done(new ApiError(400, 'invalid_json', 'The request body is not valid UTF-8.'));
+  }
   if (text.trim() === '') return done(null, undefined);
   // Checked on the text, before parsing: deep nesting costs every later walk over the value.
   if (jsonNestedDeeperThan(text, MAX_JSON_DEPTH)) {
