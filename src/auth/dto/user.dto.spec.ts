@@ -9,6 +9,9 @@ describe('registrationProblems (the API rules for callers that are not requests)
 
   it.each([
     [{ ...valid, email: 'not-an-email' }, 'email must be an e-mail address'],
+    // Missing or of another kind: no length message about a value that is not there.
+    [{ ...valid, email: undefined as unknown as string }, 'email must be an e-mail address'],
+    [{ ...valid, email: 123 as unknown as string }, 'email must be an e-mail address'],
     [{ ...valid, password: 'short' }, 'password must be 8 to 128 characters'],
     [{ ...valid, name: '' }, 'name should not be empty or blank'],
     [{ ...valid, name: '   ' }, 'name should not be empty or blank'],

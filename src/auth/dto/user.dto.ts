@@ -1,14 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { plainToInstance } from 'class-transformer';
-import { IsEmail, IsString, Matches, MaxLength, MinLength, validateSync } from 'class-validator';
+import { IsString, Matches, MaxLength, MinLength, validateSync } from 'class-validator';
 import { PERMISSIONS, Permission } from '../permissions';
 import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 import { flatten } from '../../common/validation/validation.pipe';
+import { EmailField } from '../../common/validation/email.decorator';
 
 export class RegisterDto {
   @ApiProperty({ example: 'ana@loja.example' })
-  @IsEmail({}, { message: 'must be an e-mail address' })
-  @MaxLength(254)
+  @EmailField()
   email: string;
 
   @ApiProperty({ minLength: 8, maxLength: 128, example: 'correct horse battery' })
@@ -54,15 +54,13 @@ export class RefreshDto {
 
 export class PasswordRecoveryRequestDto {
   @ApiProperty({ example: 'ana@loja.example' })
-  @IsEmail({}, { message: 'must be an e-mail address' })
-  @MaxLength(254)
+  @EmailField()
   email: string;
 }
 
 export class PasswordRecoveryConfirmDto {
   @ApiProperty({ example: 'ana@loja.example' })
-  @IsEmail({}, { message: 'must be an e-mail address' })
-  @MaxLength(254)
+  @EmailField()
   email: string;
 
   @ApiProperty({ example: '482913', description: 'The 6-digit code from the e-mail.' })

@@ -4,7 +4,6 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
-  IsEmail,
   IsIn,
   IsInt,
   IsOptional,
@@ -20,6 +19,7 @@ import { PAYMENT_TYPES, PaymentType } from '../../split/table';
 import { BoletoViewDto, CardDto, PixViewDto } from '../../transactions/dto/transaction.dto';
 import { ORDER_STATUSES, OrderStatus } from '../order-state';
 import { InstallmentsUpTo12Field } from './ticketed-event.dto';
+import { EmailField } from '../../common/validation/email.decorator';
 
 export const MAX_CHECKOUT_ITEMS = 20;
 const quantityMessage = 'must be an integer of at least 1';
@@ -32,8 +32,7 @@ export class BuyerDto {
   name: string;
 
   @ApiProperty({ example: 'ana@example.com', description: 'The tickets are e-mailed here.' })
-  @IsEmail({}, { message: 'must be an e-mail address' })
-  @MaxLength(254)
+  @EmailField()
   email: string;
 
   @ApiProperty({ example: '52998224725', description: 'CPF or CNPJ (punctuation accepted).' })

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayUnique, IsArray, IsEmail, IsIn, IsUUID } from 'class-validator';
+import { ArrayUnique, IsArray, IsIn, IsUUID } from 'class-validator';
 import { IsOmittable } from '../../common/validation/optional.decorator';
 import { Permission, PERMISSIONS } from '../../auth/permissions';
 import type { Access } from '../entities/access.entity';
+import { EmailField } from '../../common/validation/email.decorator';
 
 export class CreateAccessDto {
   @ApiPropertyOptional({ format: 'uuid', description: 'The user, by id (or give `email`).' })
@@ -12,7 +13,7 @@ export class CreateAccessDto {
 
   @ApiPropertyOptional({ description: 'The user, by e-mail (or give `user`).' })
   @IsOmittable()
-  @IsEmail({}, { message: 'must be an e-mail address' })
+  @EmailField()
   email?: string;
 
   @ApiProperty({ enum: PERMISSIONS, isArray: true })

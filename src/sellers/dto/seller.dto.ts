@@ -1,11 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsObject, IsOptional, IsString, IsUUID, isUUID, MaxLength } from 'class-validator';
+import { IsObject, IsOptional, IsString, IsUUID, isUUID, MaxLength } from 'class-validator';
 import { FieldRule } from '../../common/validation/field-rule';
 import { IsOmittable } from '../../common/validation/optional.decorator';
 import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 
 const MAX_PARTICIPANTS = 50;
 import type { Seller } from '../entities/seller.entity';
+import { EmailField } from '../../common/validation/email.decorator';
 
 export class CreateSellerDto {
   @ApiProperty({ example: 'Loja Exemplo Ltda' })
@@ -23,8 +24,7 @@ export class CreateSellerDto {
   document: string;
 
   @ApiProperty({ example: 'finance@loja.example' })
-  @IsEmail({}, { message: 'must be an e-mail address' })
-  @MaxLength(254)
+  @EmailField()
   email: string;
 }
 
@@ -38,8 +38,7 @@ export class UpdateSellerDto {
 
   @ApiPropertyOptional()
   @IsOmittable()
-  @IsEmail({}, { message: 'must be an e-mail address' })
-  @MaxLength(254)
+  @EmailField()
   email?: string;
 
   @ApiPropertyOptional({

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsDefined, IsEmail, IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { IsBoolean, IsDefined, IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { formatMoney } from '../../common/money/money';
 import { PageQueryDto } from '../../common/pagination/pagination';
 import { FieldRule } from '../../common/validation/field-rule';
@@ -15,6 +15,7 @@ import type {
   SubscriptionStatus,
 } from '../entities/subscription.types';
 import { PublicPlanResponseDto, SUBSCRIPTION_PAYMENT_TYPES } from './subscription-plan.dto';
+import { EmailField } from '../../common/validation/email.decorator';
 
 export const SUBSCRIPTION_STATUSES: SubscriptionStatus[] = ['trialing', 'active', 'incomplete', 'past_due', 'canceled'];
 
@@ -26,8 +27,7 @@ export class SubscriberDto {
   name: string;
 
   @ApiProperty({ example: 'ana@example.com' })
-  @IsEmail({}, { message: 'must be an e-mail address' })
-  @MaxLength(254)
+  @EmailField()
   email: string;
 
   @ApiProperty({ example: '52998224725', description: 'CPF or CNPJ (punctuation accepted).' })

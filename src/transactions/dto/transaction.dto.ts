@@ -1,6 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import {
-  IsEmail,
   IsIn,
   IsInt,
   IsOptional,
@@ -33,6 +32,7 @@ import { Checked, checkMoney, checkPercentage, formatMoney, formatPercentage } f
 import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 import type { SplitRule } from '../entities/split-rule.entity';
 import type { Transaction, TransactionStatus } from '../entities/transaction.entity';
+import { EmailField } from '../../common/validation/email.decorator';
 
 export const TRANSACTION_STATUSES: TransactionStatus[] = ['pending', 'approved', 'declined', 'voided'];
 /** What made a charge: the API, a checkout, a subscription, or `seed:demo`. */
@@ -91,8 +91,7 @@ export class CustomerDto {
 
   @ApiPropertyOptional({ example: 'ana@example.com' })
   @IsOptional()
-  @IsEmail({}, { message: 'must be an e-mail address' })
-  @MaxLength(254)
+  @EmailField()
   email?: string;
 
   @ApiPropertyOptional({ example: '52998224725', description: 'CPF or CNPJ.' })
