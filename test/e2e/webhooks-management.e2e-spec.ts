@@ -2,6 +2,7 @@ import { EVENT_TYPES } from '../../src/webhooks/outbox';
 import { MatrixWorld, matrixWorld, RouteCase, runMatrix, UNAUTHENTICATED } from '../support/auth-matrix';
 import { createApiKey, createSeller, createUser, TestUser } from '../support/identity';
 import { startTestApp, TestApp } from '../support/test-app';
+import { eventually } from '../support/webhook-receiver';
 
 /** Webhook management by API key (API.md section 5): endpoints, secrets, events, limits, auth. */
 describe('webhook management', () => {
@@ -311,7 +312,12 @@ describe('webhook management', () => {
       `INSERT INTO outbox_events (type, seller_id, data) VALUES ('transaction.created', $1, '{"id": "t1"}'), ('transaction.created', $2, '{"id": "other"}')`,
       [own, seller],
     );
-    const all = await t.http.get(`${base}/events/?limit=2`, as(ownKey));
+    // The feed shows an event once no transaction that began before it is still open (visibility
+    // horizon): under load, another connection's transaction can hold it back for a moment.
+    const all = await eventually(async () => {
+      const page = await t.http.get(`${base}/events/?limit=2`, as(ownKey));
+      return page.body.results?.[0]?.type === 'transaction.created' && page;
+    }, 5_000);
     expect(all.status).toBe(200);
     expect(all.body.results).toHaveLength(2);
     expect(all.body.results[0]).toEqual({
