@@ -14,6 +14,7 @@ import {
   UpdateTicketedEventDto,
 } from './dto/ticketed-event.dto';
 import { TicketedEventsService } from './ticketed-events.service';
+import { NoBody, TakesNoBody } from '../common/validation/no-body';
 
 const EventId = () => UuidParam('event_id', 'Event not found.', 'event_not_found');
 
@@ -84,6 +85,7 @@ export class TicketedEventsController {
   }
 
   @Post(':event_id/tickets/:code/checkin')
+  @TakesNoBody()
   @HttpCode(200)
   @Authenticated()
   @ApiOperation({
@@ -97,6 +99,7 @@ export class TicketedEventsController {
     @CurrentPrincipal() principal: Principal,
     @EventId() id: string,
     @Param('code') code: string,
+    @Body() _none: NoBody,
   ): Promise<CheckedInTicketDto> {
     return this.events.checkIn(principal, id, code);
   }

@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '../auth/access.decorators';
 import type { Principal } from '../auth/principal';
@@ -7,6 +7,7 @@ import { UuidParam } from '../common/validation/uuid-param';
 import { ApiErrorResponses } from '../openapi/api-error-responses.decorator';
 import { TransactionResponseDto } from './dto/transaction.dto';
 import { TransactionsService } from './transactions.service';
+import { NoBody, TakesNoBody } from '../common/validation/no-body';
 
 /** Routed only with the sandbox processor: pays a pending pix or boleto charge. */
 @ApiTags('sandbox')
@@ -15,6 +16,7 @@ export class SandboxController {
   constructor(private readonly transactions: TransactionsService) {}
 
   @Post(':id/confirm')
+  @TakesNoBody()
   @HttpCode(200)
   @Authenticated()
   @Idempotent()
@@ -28,6 +30,7 @@ export class SandboxController {
   confirm(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', 'Transaction not found.', 'transaction_not_found') id: string,
+    @Body() _none: NoBody,
   ): Promise<TransactionResponseDto> {
     return this.transactions.confirmPending(principal, id);
   }

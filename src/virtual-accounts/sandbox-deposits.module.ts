@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Injectable, Module, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Injectable, Module, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '../auth/access.decorators';
 import { AuthModule } from '../auth/auth.module';
@@ -11,6 +11,7 @@ import { ApiErrorResponses } from '../openapi/api-error-responses.decorator';
 import { DepositsService } from './deposits.service';
 import { DepositResponseDto } from './dto/virtual-account.dto';
 import { VirtualAccountsModule } from './virtual-accounts.module';
+import { NoBody, TakesNoBody } from '../common/validation/no-body';
 
 const NOT_FOUND = 'Deposit not found.';
 
@@ -40,6 +41,7 @@ export class SandboxDepositsController {
   constructor(private readonly sandbox: SandboxDeposits) {}
 
   @Post(':id/confirm')
+  @TakesNoBody()
   @HttpCode(200)
   @Authenticated()
   @Idempotent()
@@ -54,6 +56,7 @@ export class SandboxDepositsController {
   confirm(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', NOT_FOUND, 'deposit_not_found') id: string,
+    @Body() _none: NoBody,
   ): Promise<DepositResponseDto> {
     return this.sandbox.confirm(principal, id);
   }

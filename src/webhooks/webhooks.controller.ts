@@ -29,6 +29,7 @@ import {
   WebhookSecretResponseDto,
 } from './dto/webhook.dto';
 import { WebhooksService } from './webhooks.service';
+import { NoBody, TakesNoBody } from '../common/validation/no-body';
 
 const Endpoint = () => UuidParam('id', 'Webhook endpoint not found.', 'webhook_not_found');
 const Delivery = () => UuidParam('delivery_id', 'Webhook delivery not found.', 'webhook_delivery_not_found');
@@ -133,6 +134,7 @@ export class WebhooksController {
   }
 
   @Post(':id/rotate_secret')
+  @TakesNoBody()
   @HttpCode(200)
   @Idempotent({ secret: true })
   @ApiOperation({
@@ -142,11 +144,16 @@ export class WebhooksController {
   })
   @ApiOkResponse({ type: WebhookSecretResponseDto })
   @ApiErrorResponses(404, 409, 422)
-  rotateSecret(@CurrentPrincipal() principal: Principal, @Endpoint() id: string): Promise<WebhookSecretResponseDto> {
+  rotateSecret(
+    @CurrentPrincipal() principal: Principal,
+    @Endpoint() id: string,
+    @Body() _none: NoBody,
+  ): Promise<WebhookSecretResponseDto> {
     return this.webhooks.rotateSecret(sellerOf(principal), id);
   }
 
   @Post(':id/test')
+  @TakesNoBody()
   @HttpCode(202)
   @Idempotent()
   @ApiOperation({
@@ -156,7 +163,11 @@ export class WebhooksController {
   })
   @ApiAcceptedResponse({ type: DeliveryResponseDto })
   @ApiErrorResponses(404, 409)
-  test(@CurrentPrincipal() principal: Principal, @Endpoint() id: string): Promise<DeliveryResponseDto> {
+  test(
+    @CurrentPrincipal() principal: Principal,
+    @Endpoint() id: string,
+    @Body() _none: NoBody,
+  ): Promise<DeliveryResponseDto> {
     return this.webhooks.sendTest(sellerOf(principal), id);
   }
 
@@ -207,6 +218,7 @@ export class WebhooksController {
   }
 
   @Post(':id/deliveries/:delivery_id/retry')
+  @TakesNoBody()
   @HttpCode(202)
   @Idempotent()
   @ApiOperation({
@@ -220,6 +232,7 @@ export class WebhooksController {
     @CurrentPrincipal() principal: Principal,
     @Endpoint() id: string,
     @Delivery() deliveryId: string,
+    @Body() _none: NoBody,
   ): Promise<DeliveryResponseDto> {
     return this.webhooks.retry(sellerOf(principal), id, deliveryId);
   }

@@ -347,6 +347,31 @@ describe('webhook management', () => {
     }
   });
 
+  it('refuses a field in the body of the routes that take none (test, rotate_secret, retry), and takes {}', async () => {
+    const created = await create();
+    const before = await t.db.query('SELECT secret FROM webhook_endpoints WHERE id = $1', [created.id]);
+    for (const action of ['test', 'rotate_secret']) {
+      const refused = await t.http.post(`${base}/${created.id}/${action}/`, { foo: 1 }, as());
+      expect({ action, status: refused.status, errors: refused.body.errors }).toEqual({
+        action,
+        status: 400,
+        errors: { foo: ['should not exist'] },
+      });
+    }
+    expect((await t.db.query('SELECT secret FROM webhook_endpoints WHERE id = $1', [created.id])).rows).toEqual(
+      before.rows,
+    );
+    expect(
+      (await t.db.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1', [created.id]))
+        .rows[0].n,
+    ).toBe(0);
+    const tested = await t.http.post(`${base}/${created.id}/test/`, {}, as());
+    expect(tested.status).toBe(202);
+    const retry = `${base}/${created.id}/deliveries/${tested.body.id}/retry/`;
+    expect((await t.http.post(retry, [], as())).body.errors).toEqual({ body: ['must be an object'] });
+    expect((await t.http.post(retry, undefined, as())).status).toBe(202);
+  });
+
   it('validates replay periods and refuses test, retry and replay on an inactive endpoint', async () => {
     const created = await create();
     const noSince = await t.http.post(`${base}/${created.id}/replay/`, {}, as());
@@ -369,8 +394,11 @@ describe('webhook management', () => {
     );
     expect(Object.keys(badTypes.body.errors)).toEqual(['event_types.0']);
     await t.http.patch(`${base}/${created.id}/`, { active: false }, as());
-    for (const path of ['test/', 'replay/']) {
-      const res = await t.http.post(`${base}/${created.id}/${path}`, { since: '2026-01-01T00:00:00Z' }, as());
+    for (const [path, body] of [
+      ['test/', undefined],
+      ['replay/', { since: '2026-01-01T00:00:00Z' }],
+    ] as const) {
+      const res = await t.http.post(`${base}/${created.id}/${path}`, body, as());
       expect(res.status).toBe(409);
       expect(res.body.code).toBe('webhook_inactive');
     }
