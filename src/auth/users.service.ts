@@ -78,13 +78,14 @@ export class UsersService {
     name?: string,
   ): Promise<{ user: User; created: boolean; reactivated: boolean }> {
     const passwordHash = await hashPassword(password);
+    const trimmed = name?.trim();
     const result = await this.dataSource.transaction(async (manager) => {
       // Read under the row lock, so the audit says what this changed even if an admin acts at once.
       const found = await this.users.findByEmail(email, manager);
       const existing = found && (await this.users.lockById(manager, found.id));
       if (!existing) {
         const user = await this.users.create(
-          { email, name: name?.trim() ?? normaliseEmail(email).split('@')[0], passwordHash, isSuperuser: true },
+          { email, name: trimmed ?? normaliseEmail(email).split('@')[0], passwordHash, isSuperuser: true },
           manager,
         );
         await recordAudit(manager, userFlagAudit('user.superuser_granted', user.id, 'is_superuser', false));
@@ -92,7 +93,11 @@ export class UsersService {
       }
       // A new password ends every earlier session, as a password reset does.
       await this.users.resetPassword(manager, existing.id, passwordHash);
-      await this.users.update(existing.id, { isSuperuser: true, active: true, ...(name ? { name } : {}) }, manager);
+      await this.users.update(
+        existing.id,
+        { isSuperuser: true, active: true, ...(trimmed ? { name: trimmed } : {}) },
+        manager,
+      );
       await this.refreshTokens.revokeAllForUser(manager, existing.id);
       if (!existing.isSuperuser) {
         await recordAudit(manager, userFlagAudit('user.superuser_granted', existing.id, 'is_superuser', false));

@@ -14,6 +14,7 @@ import { VirtualAccountsModule } from './virtual-accounts.module';
 import { NoBody, TakesNoBody } from '../common/validation/no-body';
 
 const NOT_FOUND = 'Deposit not found.';
+const depositNotFound = () => new NotFoundError(NOT_FOUND, 'deposit_not_found');
 
 /** Sandbox: the caller, with virtualaccounts.operate on the deposit's seller (or a superuser), says it was paid. */
 @Injectable()
@@ -25,11 +26,11 @@ export class SandboxDeposits {
 
   async confirm(principal: Principal, id: string): Promise<DepositResponseDto> {
     const sellerId = await this.deposits.sellerOf(id);
-    if (!sellerId) throw new NotFoundError(NOT_FOUND, 'deposit_not_found');
+    if (!sellerId) throw depositNotFound();
     // A deposit of a seller the caller cannot see does not exist for them.
     await this.authorization.authorizeSeller(principal, sellerId, {
       permission: 'virtualaccounts.operate',
-      hiddenAs: new NotFoundError(NOT_FOUND, 'deposit_not_found'),
+      hiddenAs: depositNotFound(),
     });
     return this.deposits.confirm(id);
   }

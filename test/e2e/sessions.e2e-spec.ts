@@ -154,6 +154,14 @@ describe('users and sessions', () => {
       // the new password ends the sessions of the old one
       expect((await t.http.get('/user/me', { token: plain.access })).status).toBe(401);
       expect((await t.http.post('/user/token/refresh', { refresh: plain.refresh })).status).toBe(401);
+
+      // A name given is stored trimmed, on a creation and on a promotion alike.
+      await users.createOrPromoteSuperuser('Spaced@Example.com', 'root password 2', '  Spaced Root ');
+      await users.createOrPromoteSuperuser(plain.email, 'new root password', '  Plain Root ');
+      const names = await t.db.query(`SELECT name FROM users WHERE email IN ('spaced@example.com', $1) ORDER BY name`, [
+        plain.email.toLowerCase(),
+      ]);
+      expect(names.rows.map((row) => row.name)).toEqual(['Plain Root', 'Spaced Root']);
     });
 
     const auditOf = async (userId: string) =>
