@@ -1,7 +1,10 @@
 import autocannon from 'autocannon';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
+import { POST_MOVEMENT } from '../src/virtual-accounts/ledger.repository';
 import { cpuMeter, CpuPerRequest, medianCpu, printCpu } from './cpu';
 import { median, printRatio } from './measure';
 import { benchDatabase, serverEnv, startServer } from './support';
@@ -10,7 +13,9 @@ import { benchDatabase, serverEnv, startServer } from './support';
  * Ledger throughput: internal transfers per second through HTTP (JWT, 32 connections, 100
  * virtual accounts) next to pgbench's built-in TPC-B-like transactions per second with 32
  * clients on the same PostgreSQL server, interleaved rounds, and their ratio. The scale-out
- * figure: the same 32 connections spread over two API processes on the same database.
+ * figure: the same 32 connections spread over two API processes on the same database. The
+ * ceiling: the transfer's own statements (the repository's posting SQL and the two outbox
+ * events) run by pgbench on the same accounts, with no HTTP and no Node.js in between.
  */
 export async function ledgerBenchmark(): Promise<void> {
   const db = await benchDatabase();
@@ -18,17 +23,17 @@ export async function ledgerBenchmark(): Promise<void> {
   const [api, second] = [await startServer('dist/src/main.js', env), await startServer('dist/src/main.js', env)];
   const pgbench = findPgbench();
   const pgbenchDb = await createPgbenchDatabase(db.url, pgbench);
+  const scriptDir = mkdtempSync(join(tmpdir(), 'ledger-bench-'));
   try {
-    const { token, path, accounts } = await setUp(api.url, db.url);
+    const { token, path, accounts, sellerId } = await setUp(api.url, db.url);
     const load = (bases: string[], seconds: number) => transferLoad(bases, path, token, accounts, seconds);
-    const rates: Record<'one' | 'two' | 'pgbench', number[]> = { one: [], two: [], pgbench: [] };
-    const cpu: Record<'one' | 'two' | 'pgbench', Array<CpuPerRequest | null>> = { one: [], two: [], pgbench: [] };
+    type Side = 'one' | 'two' | 'pgbench' | 'sql';
+    const rates: Record<Side, number[]> = { one: [], two: [], pgbench: [], sql: [] };
+    const cpu: Record<Side, Array<CpuPerRequest | null>> = { one: [], two: [], pgbench: [], sql: [] };
+    const transferScript = join(scriptDir, 'transfer.sql');
+    writeFileSync(transferScript, transferSqlScript(sellerId, accounts));
     /** Runs `work` (a rate over 10 s), recording its rate and the CPU per operation of `pids` and PostgreSQL. */
-    const round = async (
-      side: 'one' | 'two' | 'pgbench',
-      pids: Array<number | undefined>,
-      work: () => Promise<number>,
-    ) => {
+    const round = async (side: Side, pids: Array<number | undefined>, work: () => Promise<number>) => {
       const meter = cpuMeter(pids);
       const rate = await work();
       rates[side].push(rate);
@@ -38,7 +43,10 @@ export async function ledgerBenchmark(): Promise<void> {
     for (let i = 0; i < 2; i++) {
       await round('one', [api.pid], () => load([api.url], 10));
       await round('two', [api.pid, second.pid], () => load([api.url, second.url], 10));
-      if (pgbench && pgbenchDb) await round('pgbench', [], async () => runPgbench(pgbench, pgbenchDb, 10));
+      if (pgbench && pgbenchDb) {
+        await round('pgbench', [], async () => runPgbench(pgbench, pgbenchDb, 10));
+        await round('sql', [], async () => runPgbench(pgbench, db.url, 10, transferScript));
+      }
     }
     const [one, two] = [median(rates.one), median(rates.two)];
     console.log(
@@ -51,7 +59,13 @@ export async function ledgerBenchmark(): Promise<void> {
     if (rates.pgbench.length > 0) {
       const bench = median(rates.pgbench);
       console.log(`  pgbench TPC-B-like, 32 clients       ${Math.round(bench).toString().padStart(8)} tps`);
+      const sql = median(rates.sql);
+      console.log(`  the transfer's SQL alone, by pgbench  ${Math.round(sql).toString().padStart(8)} tps`);
       printRatio('ratio transfers (one process) / pgbench', one / bench, { atLeast: 0.5 });
+      console.log(
+        `  ceiling: the transfer's SQL alone / pgbench: ${(sql / bench).toFixed(2)}; ` +
+          `transfers through HTTP / their SQL alone: ${(one / sql).toFixed(2)}`,
+      );
     } else {
       console.log(
         "  pgbench was not found (install the PostgreSQL client tools, e.g. Debian's postgresql-15): no ratio.",
@@ -61,8 +75,10 @@ export async function ledgerBenchmark(): Promise<void> {
       ['transfer, one API process', medianCpu(cpu.one)],
       ['transfer, two API processes', medianCpu(cpu.two)],
       ['pgbench transaction', medianCpu(cpu.pgbench)],
+      ["the transfer's SQL by pgbench", medianCpu(cpu.sql)],
     ]);
   } finally {
+    rmSync(scriptDir, { recursive: true, force: true });
     await Promise.all([api.stop(), second.stop()]);
     if (pgbenchDb) await dropDatabase(db.url, PGBENCH_DATABASE);
     await db.stop();
@@ -173,7 +189,51 @@ async function setUp(baseUrl: string, databaseUrl: string) {
     await call('POST', `/sandbox/deposits/${deposit.id}/confirm/`, {}, token);
     accounts.push(sub.id);
   }
-  return { token, path: new URL(base).pathname, accounts };
+  return { token, path: new URL(base).pathname, accounts, sellerId: seller.id as string };
+}
+
+/**
+ * A pgbench script of one internal transfer as the service runs it (LedgerRepository's posting
+ * statement, then the two `virtual_account.transfer` outbox events, in one transaction) between
+ * two random distinct accounts of `accounts`: the SQL's own cost, with no HTTP and no Node.js.
+ */
+function transferSqlScript(sellerId: string, accounts: string[]): string {
+  const account = (index: string) => `('{${accounts.join(',')}}'::uuid[])[${index}]`;
+  const line = (type: string, amount: number, own: string, other: string) =>
+    `jsonb_build_object('account_id', ${account(own)}, 'type', '${type}', 'amount', ${amount}, ` +
+    `'counterparty', jsonb_build_object('virtual_account', ${account(other)}))`;
+  const parameters: Record<string, string> = {
+    $1: `'transfer'`,
+    $2: `'${sellerId}'`,
+    $3: account(':from'),
+    $4: 'NULL',
+    $5: 'NULL',
+    $6: `jsonb_build_array(${line('transfer_out', -1, ':from', ':to')}, ${line('transfer_in', 1, ':to', ':from')})`,
+  };
+  const posting = POST_MOVEMENT.replace(/\$\d+/g, (name) => parameters[name]).replace(/\s+/g, ' ');
+  // The events' data as the service writes them: the posting as its API view shows it (a space
+  // after each key, or pgbench would read `:null` as one of its variables).
+  const view = (type: string) =>
+    JSON.stringify({
+      id: '00000000-0000-4000-8000-000000000000',
+      type,
+      amount: '0.01',
+      status: 'completed',
+      balance: '99999.99',
+      created_at: new Date().toISOString(),
+      description: null,
+      counterparty: { virtual_account: accounts[0] },
+      failure_reason: null,
+    }).replace(/":/g, '": ');
+  return [
+    `\\set from random(1, ${accounts.length})`,
+    `\\set to 1 + (:from + random(0, ${accounts.length - 2})) % ${accounts.length}`,
+    'BEGIN;',
+    `${posting};`,
+    `INSERT INTO outbox_events (type, seller_id, data) VALUES ('virtual_account.transfer', '${sellerId}', '${view('transfer_out')}'::jsonb), ('virtual_account.transfer', '${sellerId}', '${view('transfer_in')}'::jsonb);`,
+    'END;',
+    '',
+  ].join('\n');
 }
 
 function findPgbench(): string | null {
@@ -200,8 +260,12 @@ async function createPgbenchDatabase(databaseUrl: string, pgbench: string | null
   return url;
 }
 
-function runPgbench(pgbench: string, url: string, seconds: number): number {
-  const output = execFileSync(pgbench, ['-c', '32', '-j', '2', '-T', String(seconds), '-n', url], { encoding: 'utf8' });
+/** Transactions per second of pgbench with 32 clients: its TPC-B-like script, or the script in `file`. */
+function runPgbench(pgbench: string, url: string, seconds: number, file?: string): number {
+  const script = file ? ['-M', 'prepared', '-f', file] : [];
+  const output = execFileSync(pgbench, ['-c', '32', '-j', '2', '-T', String(seconds), '-n', ...script, url], {
+    encoding: 'utf8',
+  });
   const match = /tps = ([\d.]+)/.exec(output);
   if (!match) throw new Error(`pgbench printed no tps:\n${output}`);
   return Number(match[1]);

@@ -554,6 +554,40 @@ describe('subscriptions', () => {
       expect(seller).toEqual([409, 409, 409]);
     });
 
+    it('the public limit counts cancels with a wrong manage token: guessing tokens is throttled', async () => {
+      const sub = await subscribe(t, await plan());
+      const from = { 'x-forwarded-for': '192.0.2.132' };
+      const wrong = `smt_${'A'.repeat(43)}`;
+      const statuses = [];
+      for (let i = 0; i < 31; i++) {
+        statuses.push(
+          (
+            await t.http.post(
+              `/subscriptions/subscriber/${sub.id}/cancel/`,
+              { at_period_end: true },
+              {
+                token: wrong,
+                headers: from,
+              },
+            )
+          ).status,
+        );
+      }
+      expect(statuses.slice(0, 30).every((s) => s === 401)).toBe(true);
+      expect(statuses[30]).toBe(429);
+      // Past the limit, the right token from that address waits too; the subscription is untouched.
+      const right = await t.http.post(
+        `/subscriptions/subscriber/${sub.id}/cancel/`,
+        { at_period_end: true },
+        {
+          token: sub.manage_token,
+          headers: from,
+        },
+      );
+      expect(right.status).toBe(429);
+      expect((await t.http.get(`/subscriptions/subscriber/${sub.id}/`)).body.cancel_at_period_end).toBe(false);
+    });
+
     it('subscriber cancels with the manage token: at period end, then canceled with no further charge', async () => {
       const sub = await subscribe(t, await plan());
       const res = await cancel(sub.id, sub.manage_token);
