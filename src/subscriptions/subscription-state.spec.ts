@@ -104,6 +104,22 @@ describe('subscription state machine', () => {
       });
     });
 
+    it('a pix renewal refused at each attempt follows the dunning timeline: +1, +3, +5 days, then canceled', () => {
+      // Each attempt is charged as the job finds it (a minute late) and refused (no pix sent).
+      const due = at('2027-02-28T12:00:00Z');
+      let s = subscription({ paymentType: 'pix' });
+      const attempts: Date[] = [];
+      for (let asOf = new Date(due.getTime() + 60_000); s.status !== 'canceled';) {
+        const action = renewalAction(s, monthly, null, asOf);
+        if (action.kind !== 'charge') throw new Error(`expected a charge, got ${action.kind}`);
+        attempts.push(asOf);
+        s = { ...s, ...failed(s, { attempt: action.attempt, dueAt: action.dueAt, asOf }).changes };
+        if (s.nextChargeAt) asOf = new Date(s.nextChargeAt.getTime() + 60_000);
+      }
+      expect(attempts.map((a) => Math.floor((a.getTime() - due.getTime()) / 86_400_000))).toEqual([0, 1, 3, 5]);
+      expect(s.canceledAt).toEqual(at('2027-03-05T12:01:00Z'));
+    });
+
     it('cancels at the period end when asked to, withdrawing an open pix charge', () => {
       const action = renewalAction(
         subscription({ cancelAtPeriodEnd: true }),

@@ -46,6 +46,15 @@ export function awaitingPixPayment(charge: Pick<SubscriptionCharge, 'dueAt'>): T
   return { changes: { nextChargeAt: daysAfter(charge.dueAt, PIX_PAYMENT_DAYS) }, events: [] };
 }
 
+/**
+ * Until when a pix charge due at `dueAt` can be paid: until the renewal job gives up on it. A
+ * signup's first charge is given up one day after it is due (the subscription is canceled then),
+ * a renewal's once the retries of its dunning would be over (past due meanwhile).
+ */
+export function pixPayableUntil(charge: Pick<SubscriptionCharge, 'dueAt'>, signup: boolean): Date {
+  return daysAfter(charge.dueAt, signup ? PIX_PAYMENT_DAYS : PIX_CANCEL_AFTER_DAYS);
+}
+
 export function canceled(asOf: Date): Transition {
   return { changes: { status: 'canceled', canceledAt: asOf, nextChargeAt: null }, events: ['subscription.canceled'] };
 }
@@ -88,7 +97,7 @@ export function renewalAction(
   }
   if (openCharge) {
     // A pix charge still unpaid at its due date.
-    const cancelAt = daysAfter(openCharge.dueAt, PIX_CANCEL_AFTER_DAYS);
+    const cancelAt = pixPayableUntil(openCharge, false);
     if (s.status === 'incomplete' || asOf >= cancelAt) {
       return { kind: 'cancel', transition: canceled(asOf), voidOpenCharge: true };
     }
@@ -106,8 +115,9 @@ export function renewalAction(
     period: s.nextPeriod,
     attempt: s.failedAttempts,
     // A pix charge is payable for its whole window from when it is sent: one a late run sends
-    // (after an outage) is not past due, or withdrawn, the moment it goes out.
-    dueAt: s.paymentType === 'pix' && asOf > current.start ? asOf : current.start,
+    // (after an outage) is not past due, or withdrawn, the moment it goes out. A retry (the
+    // first attempt was refused) keeps the period's due date: the retries count from it.
+    dueAt: s.paymentType === 'pix' && s.failedAttempts === 0 && asOf > current.start ? asOf : current.start,
     periodStart: current.start,
     periodEnd: current.end,
   };
