@@ -144,6 +144,8 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
         // The charge's settlement moves the order on (onTransactionSettled), whatever the outcome.
         return await this.charge(placed, { id, eventId, sellerId: event.sellerId }, charge, {
           alongside: (manager) => this.placeOrder(manager, id, order, items, key),
+          // A pix code stops being payable when its seats stop being held.
+          pixExpiresAt: order.expiresAt,
         });
       } catch (error) {
         if (!isOversold(error)) throw error;
@@ -194,7 +196,7 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     const resumeOf = await this.chargeOf(order);
     try {
       const charge = await this.checkPayment(event, input, order.amount, orderId);
-      return await this.charge(placed, order, charge, { resumeOf });
+      return await this.charge(placed, order, charge, { resumeOf, pixExpiresAt: order.expiresAt });
     } catch (error) {
       // Refused before any charge existed (a 4xx: the event no longer takes this payment type, the
       // seller has no rate plan): the seats go back. Anything else leaves the order pending for the

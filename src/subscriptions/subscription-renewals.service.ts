@@ -14,7 +14,7 @@ import type {
   SubscriptionStatus,
 } from './entities/subscription.types';
 import { cycleOf, SubscriptionBilling } from './subscription-billing.service';
-import { renewalAction } from './subscription-state';
+import { pixPayableUntil, renewalAction } from './subscription-state';
 import { RenewalLease, SubscriptionsRepository } from './subscriptions.repository';
 
 export const RENEWAL_JOB = 'subscriptions.renew';
@@ -184,7 +184,7 @@ export class SubscriptionRenewals implements OnModuleInit {
           customer: { name: subscription.name, email: subscription.email, document: subscription.document },
         },
         'subscription',
-        { cardOnFile: subscription.card ?? undefined },
+        { cardOnFile: subscription.card ?? undefined, pixExpiresAt: pixPayableUntil(charge, false) },
       );
       if (tx.status === 'approved') summary.charged++;
       else if (tx.status === 'declined') {

@@ -40,7 +40,7 @@ import {
 import type { NewSubscription, Subscription, SubscriptionPlan } from './entities/subscription.types';
 import { manageTokenMatches, newManageToken } from './manage-token';
 import { cycleOf, Signup, SubscriptionBilling } from './subscription-billing.service';
-import { canceled } from './subscription-state';
+import { canceled, pixPayableUntil } from './subscription-state';
 import { SubscriptionsRepository } from './subscriptions.repository';
 
 /** Who cancels: the seller's user (JWT), or the subscriber with the manage token. */
@@ -219,7 +219,11 @@ export class SubscriptionsService {
           customer: { name: subscription.name, email: subscription.email, document },
         },
         'subscription',
-        { cardOnFile: card ?? undefined, resumeOf: earlier?.id ?? null },
+        {
+          cardOnFile: card ?? undefined,
+          resumeOf: earlier?.id ?? null,
+          pixExpiresAt: pixPayableUntil({ dueAt: subscription.anchorAt }, true),
+        },
       ),
     );
     if (!signup.created && tx.status === 'pending' && !tx.pix) {

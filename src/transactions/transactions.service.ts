@@ -57,6 +57,11 @@ export interface ChargeOptions {
    * before the processor hears of it: both exist, or neither (its failure fails the charge).
    */
   alongside?: (manager: EntityManager, transactionId: string) => Promise<void>;
+  /**
+   * Until when a pix charge can be paid: the caller's own window (a checkout's hold, a
+   * subscription's dunning), so that the code a payer sees expires when the caller stops waiting.
+   */
+  pixExpiresAt?: Date;
 }
 
 /** Tells the processor about a void; queued with the void, retried until the processor answers. */
@@ -121,10 +126,10 @@ export class TransactionsService implements OnModuleInit {
     sellerId: string,
     input: CreateTransactionDto,
     source: TransactionSource,
-    { cardOnFile, alongside }: ChargeOptions,
+    { cardOnFile, alongside, pixExpiresAt }: ChargeOptions,
     resumed: string | null,
   ): Promise<TransactionResponseDto> {
-    const payment = await this.checkPayment(input, cardOnFile);
+    const payment = { ...(await this.checkPayment(input, cardOnFile)), pixExpiresAt };
     if (resumed) return this.resume(sellerId, resumed, payment, input);
     const { seller, ratePlan, splitPlan } = await this.sellers.findWithPlans(sellerId);
     if (!ratePlan) {
@@ -205,6 +210,7 @@ export class TransactionsService implements OnModuleInit {
         cardToken: payment.cardToken,
         description: input.description ?? null,
         customer: input.customer ?? null,
+        pixExpiresAt: payment.pixExpiresAt,
       });
     } catch (error) {
       this.logger.error({ err: error, transaction: id }, 'The payment processor failed; outcome unknown');
@@ -629,6 +635,8 @@ interface CheckedPayment {
   card?: CardData;
   /** A card on file charged instead of `card`. */
   cardToken?: string;
+  /** See ChargeOptions.pixExpiresAt. */
+  pixExpiresAt?: Date;
 }
 
 function filtersOf(query: TransactionListQueryDto): TransactionFilters {

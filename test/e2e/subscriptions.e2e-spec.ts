@@ -216,6 +216,8 @@ describe('subscriptions', () => {
       const sub = await subscribe(t, id, { type: 'pix' });
       expect(sub.status).toBe('incomplete');
       expect(sub.pix?.qr_code).toMatch(/^000201/);
+      // The code can be paid for as long as the subscription waits for it (a day), not the processor's default.
+      expect(Date.parse(sub.pix!.expires_at)).toBe(Date.parse(sub.next_charge_at!));
       expect((await subscriber(sub.id)).body.status).toBe('incomplete');
       expect((await confirmPix(sub.transaction!)).status).toBe(200);
       const view = (await subscriber(sub.id)).body;
@@ -474,6 +476,8 @@ describe('subscriptions', () => {
         })
       ).body.pix;
       expect(mail.replace(/=\r?\n/g, '')).toContain(pix.qr_code);
+      // Payable until the subscription gives up on it: past due after a day, canceled after five.
+      expect(Date.parse(pix.expires_at)).toBe(Date.parse(due) + 5 * DAY);
       expect((await subscription(sub.id)).status).toBe('active');
 
       await renew(after(due, DAY));

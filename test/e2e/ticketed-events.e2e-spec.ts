@@ -199,6 +199,8 @@ describe('ticketed events and checkout', () => {
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ status: 'pending', tickets: [], boleto: null });
     expect(res.body.pix.qr_code).toEqual(expect.any(String));
+    // The code stops being payable when the seats stop being held.
+    expect(Date.parse(res.body.pix.expires_at)).toBe(Date.parse(res.body.expires_at));
     const expiresIn = Date.parse(res.body.expires_at) - Date.now();
     expect(expiresIn).toBeGreaterThan(29 * 60_000);
     expect(expiresIn).toBeLessThanOrEqual(30 * 60_000);

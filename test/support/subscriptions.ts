@@ -47,7 +47,7 @@ export async function subscribe(
     next_charge_at: string | null;
     current_period_start: string;
     current_period_end: string;
-    pix: { qr_code: string } | null;
+    pix: { qr_code: string; expires_at: string } | null;
   };
 }
 

@@ -38,6 +38,8 @@ export interface ChargeRequest {
   cardToken?: string;
   description?: string | null;
   customer?: { name?: string; email?: string; document?: string } | null;
+  /** Until when a pix charge can be paid (the payer's window); absent: the processor's default. */
+  pixExpiresAt?: Date;
 }
 
 export type ChargeResult =

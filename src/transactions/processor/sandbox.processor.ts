@@ -6,6 +6,9 @@ import { SandboxCardTokensRepository } from './sandbox-card-tokens.repository';
 import { SandboxChargesRepository } from './sandbox-charges.repository';
 import { dateInDays, sandboxDigitableLine, sandboxPixCode } from './sandbox-codes';
 
+/** How long a sandbox pix charge can be paid when its caller names no window. */
+const PIX_DEFAULT_MINUTES = 30;
+
 /** Test card numbers the sandbox declines, with the reason it gives. */
 export const SANDBOX_DECLINED_CARDS: Record<string, string> = {
   '4000000000000002': 'card_declined',
@@ -72,7 +75,7 @@ function outcome(request: ChargeRequest, onFile?: { outcome: string | null; expi
       reference,
       pix: {
         qr_code: sandboxPixCode(request.transactionId, request.amount),
-        expires_at: new Date(Date.now() + 30 * 60_000).toISOString(),
+        expires_at: (request.pixExpiresAt ?? new Date(Date.now() + PIX_DEFAULT_MINUTES * 60_000)).toISOString(),
       },
     };
   }
