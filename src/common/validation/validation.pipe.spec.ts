@@ -138,7 +138,7 @@ describe('validation: fields named like inherited members are refused, at any de
   const pipe = createValidationPipe();
   const body = (json: string) => pipe.transform(JSON.parse(json), { type: 'body', metatype: Booking });
 
-  it.each(['toString', 'constructor', 'valueOf', 'hasOwnProperty', '__proto__'])(
+  it.each(['toString', 'constructor', 'valueOf', 'hasOwnProperty', '__proto__', 'prototype'])(
     'refuses %s in the DTO, in a nested DTO of an array and in a free-form map, with each path',
     async (name) => {
       await expect(body(`{"seats": [{"row": "A", "number": 1}], "${name}": "x"}`)).rejects.toMatchObject({
