@@ -45,7 +45,7 @@ export class TicketedEventsService {
       salesStartAt: instantOf(input.sales_start_at),
       salesEndAt: instantOf(input.sales_end_at),
     };
-    checkDates(dates, problems);
+    checkDates(dates, ALL_DATES, problems);
     const types = input.ticket_types.map((type, i) => newTicketType(type, `ticket_types.${i}`, problems));
     checkUniqueNames(
       input.ticket_types.map((t) => t.name),
@@ -58,9 +58,9 @@ export class TicketedEventsService {
     const id = await this.dataSource.transaction(async (manager) => {
       const event = await this.events.insert(manager, {
         sellerId: input.seller,
-        name: input.name,
+        name: input.name.trim(),
         description: input.description ?? '',
-        venue: input.venue ?? '',
+        venue: input.venue?.trim() ?? '',
         paymentTypes: input.payment_types,
         maxInstallments: input.max_installments ?? 1,
         ...dates,
@@ -108,7 +108,7 @@ export class TicketedEventsService {
         salesStartAt: input.sales_start_at ? instantOf(input.sales_start_at) : event.salesStartAt,
         salesEndAt: input.sales_end_at ? instantOf(input.sales_end_at) : event.salesEndAt,
       };
-      checkDates(dates, problems);
+      checkDates(dates, new Set(DATE_FIELDS.filter((field) => input[field] !== undefined)), problems);
       const existing = (await this.events.ticketTypes([id], manager)).get(id)!;
       const patches = input.ticket_types ?? [];
       const added: NewTicketType[] = [];
@@ -134,7 +134,7 @@ export class TicketedEventsService {
         changed.push({
           path,
           id: patch.id.toLowerCase(),
-          name: patch.name,
+          name: patch.name === undefined ? undefined : ticketTypeName(patch.name),
           quantity: patch.quantity,
           maxPerOrder: patch.max_per_order,
         });
@@ -151,9 +151,9 @@ export class TicketedEventsService {
       if (Object.keys(problems).length > 0) throw new ValidationError(problems);
 
       const changes: EventChanges = {
-        name: input.name,
+        name: input.name?.trim(),
         description: input.description,
-        venue: input.venue,
+        venue: input.venue?.trim(),
         paymentTypes: input.payment_types,
         maxInstallments: input.max_installments,
         status: input.status,
@@ -231,13 +231,42 @@ export function eventNotFound(): NotFoundError {
   return new NotFoundError('Event not found.', 'event_not_found');
 }
 
+const DATE_FIELDS = ['starts_at', 'ends_at', 'sales_start_at', 'sales_end_at'] as const;
+type DateField = (typeof DATE_FIELDS)[number];
+const ALL_DATES: ReadonlySet<DateField> = new Set(DATE_FIELDS);
+
+/**
+ * The event's dates in order: starts_at ≤ ends_at, sales_start_at < sales_end_at ≤ ends_at.
+ * A pair out of order is reported under the date the rule names, unless only the other one
+ * was sent (a PATCH moving sales_start_at past the sales' end is the start's fault).
+ */
 function checkDates(
   dates: { startsAt: Date; endsAt: Date; salesStartAt: Date; salesEndAt: Date },
+  sent: ReadonlySet<DateField>,
   problems: FieldErrors,
 ): void {
-  if (dates.endsAt < dates.startsAt) problems.ends_at = ['must not be before starts_at'];
-  if (dates.salesEndAt <= dates.salesStartAt) problems.sales_end_at = ['must be after sales_start_at'];
-  else if (dates.salesEndAt > dates.endsAt) problems.sales_end_at = ['must not be after ends_at'];
+  const refuse = (field: DateField, message: string, other: DateField, otherMessage: string) => {
+    const [path, text] = sent.has(field) || !sent.has(other) ? [field, message] : [other, otherMessage];
+    (problems[path] ??= []).push(text);
+  };
+  if (dates.endsAt < dates.startsAt) {
+    refuse('ends_at', 'must not be before starts_at', 'starts_at', 'must not be after ends_at');
+  }
+  if (dates.salesEndAt <= dates.salesStartAt) {
+    refuse('sales_end_at', 'must be after sales_start_at', 'sales_start_at', 'must be before sales_end_at');
+  } else if (dates.salesEndAt > dates.endsAt) {
+    refuse('sales_end_at', 'must not be after ends_at', 'ends_at', 'must not be before sales_end_at');
+  }
+}
+
+/** A ticket type's name as kept: without surrounding white space, in one Unicode form (NFC). */
+function ticketTypeName(name: string): string {
+  return name.trim().normalize('NFC');
+}
+
+/** Two names buyers could not tell apart (`Pista`, `pista `, or two Unicode forms of `Písta`) are one. */
+function nameKey(name: string): string {
+  return ticketTypeName(name).toLocaleLowerCase('pt-BR');
 }
 
 /** A new ticket type from its input, or null with its problems recorded under `path`. */
@@ -254,7 +283,12 @@ function newTicketType(
   if (!price.ok || input.name === undefined || input.quantity === undefined || input.max_per_order === undefined) {
     return null;
   }
-  return { name: input.name, price: price.value, quantity: input.quantity, maxPerOrder: input.max_per_order };
+  return {
+    name: ticketTypeName(input.name),
+    price: price.value,
+    quantity: input.quantity,
+    maxPerOrder: input.max_per_order,
+  };
 }
 
 function checkUniqueNames(
@@ -263,10 +297,11 @@ function checkUniqueNames(
   taken: Set<string>,
   problems: FieldErrors,
 ): void {
-  const seen = new Set(taken);
+  const seen = new Set([...taken].map(nameKey));
   names.forEach((name, i) => {
     if (name === undefined) return;
-    if (seen.has(name)) problems[`${path}.${i}.name`] = ['is already the name of another ticket type of this event'];
-    seen.add(name);
+    const key = nameKey(name);
+    if (seen.has(key)) problems[`${path}.${i}.name`] = ['is already the name of another ticket type of this event'];
+    seen.add(key);
   });
 }

@@ -1,13 +1,12 @@
 import type { FieldErrors } from '../common/errors/api-error';
 import { checkPercentage, FULL_PERCENT_UNITS, formatPercentage } from '../common/money/money';
 import { INHERITED_NAMES } from '../common/validation/inherited-names';
+import { UNPRINTABLE } from '../common/validation/one-line.decorator';
 import { addError, isPlainObject, readTable, Table } from './table';
 
 /** The label whose share goes to the developer's account (spec 2.3, rule 5). */
 export const DEVELOPER_LABEL = 'Programador';
 const MAX_LABEL_LENGTH = 100;
-/** Control characters (NUL among them, which PostgreSQL cannot keep in JSON) and lone UTF-16 surrogates. */
-const UNPRINTABLE = /[\p{Cc}\ud800-\udfff]/u;
 
 /** A split cell, ready for resolution: labels in document order with integer percentage units. */
 export interface SplitCell {

@@ -118,6 +118,14 @@ describe('subscriptions', () => {
       );
       expect(renamed.status).toBe(200);
       expect(renamed.body).toMatchObject({ name: 'Clube Duplo', active: false, amount: '19.90' });
+      // The name is the subject of the subscriber's e-mails: one line only.
+      const twoLines = await t.http.patch(
+        `/subscriptions/plan/${id}/`,
+        { name: 'Clube\r\nBcc: x@example.com' },
+        { token: manager.access },
+      );
+      expect(twoLines.status).toBe(400);
+      expect(twoLines.body.errors).toEqual({ name: ['must be one line of text, without control characters'] });
       expect((await t.http.get(`/subscriptions/plan/${id}/`)).status).toBe(404);
     });
 
@@ -129,6 +137,13 @@ describe('subscriptions', () => {
       );
       expect(bad.status).toBe(400);
       expect(Object.keys(bad.body.errors).sort()).toEqual(['amount', 'interval', 'payment_types']);
+      const tab = await t.http.post(
+        '/subscriptions/plan/',
+        { seller: sellerId, name: 'Clube\tDuplo', amount: '10.00', interval: 'month', payment_types: ['credit'] },
+        { token: manager.access },
+      );
+      expect(tab.status).toBe(400);
+      expect(tab.body.errors).toEqual({ name: ['must be one line of text, without control characters'] });
       const notList = await t.http.post(
         '/subscriptions/plan/',
         { seller: sellerId, name: 'X', amount: '10.00', interval: 'month', payment_types: 'credit' },

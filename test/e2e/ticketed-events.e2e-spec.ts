@@ -784,6 +784,84 @@ describe('ticketed events and checkout', () => {
       expect(noSeller.body.errors).toHaveProperty('seller');
     });
 
+    it('names are kept trimmed, compared as buyers read them, and one line long', async () => {
+      const create = (overrides: Record<string, unknown>) =>
+        t.http.post('/event/event/', eventBody(seller.sellerId, overrides), { token: superuser.access });
+      const type = (name: string) => ({ name, price: '10.00', quantity: 1, max_per_order: 1 });
+
+      const trimmed = await create({ name: '  Festival  ', venue: ' Arena ', ticket_types: [type(' Pista ')] });
+      expect(trimmed.status).toBe(201);
+      expect(trimmed.body).toMatchObject({ name: 'Festival', venue: 'Arena' });
+      expect(trimmed.body.ticket_types[0].name).toBe('Pista');
+      // The decomposed form of "Písta" (i + combining acute) is kept as the composed one.
+      const decomposed = await create({ ticket_types: [type('Pi\u0301sta')] });
+      expect(decomposed.body.ticket_types[0].name).toBe('P\u00edsta');
+
+      for (const [a, b] of [
+        ['Pista', 'Pista '],
+        ['Pista', 'PISTA'],
+        ['P\u00edsta', 'Pi\u0301sta'],
+      ]) {
+        const twins = await create({ ticket_types: [type(a), type(b)] });
+        expect(twins.status).toBe(400);
+        expect(twins.body.errors).toEqual({
+          'ticket_types.1.name': ['is already the name of another ticket type of this event'],
+        });
+      }
+      const added = await t.http.patch(
+        `/event/event/${trimmed.body.id}/`,
+        { ticket_types: [{ name: 'pista', price: '5.00', quantity: 1, max_per_order: 1 }] },
+        { token: superuser.access },
+      );
+      expect(added.status).toBe(400);
+      expect(added.body.errors).toHaveProperty(['ticket_types.0.name']);
+
+      // A name reaches an e-mail's subject: a line break in it is refused, in every name field.
+      const broken = await create({
+        name: 'Festival\r\nBcc: x@example.com',
+        venue: 'A\nB',
+        ticket_types: [type('P\tista')],
+      });
+      expect(broken.status).toBe(400);
+      expect(broken.body.errors).toEqual({
+        name: ['must be one line of text, without control characters'],
+        venue: ['must be one line of text, without control characters'],
+        'ticket_types.0.name': ['must be one line of text, without control characters'],
+      });
+      const renamed = await t.http.patch(
+        `/event/event/${trimmed.body.id}/`,
+        { name: 'Festival\nextra' },
+        { token: superuser.access },
+      );
+      expect(renamed.body.errors).toEqual({ name: ['must be one line of text, without control characters'] });
+    });
+
+    it('a PATCH that puts the dates out of order is told which of the dates it sent is wrong', async () => {
+      const after = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
+      const { starts_at } = eventBody(seller.sellerId);
+      // Sales end while the event is on, so ends_at can be moved before sales_end_at alone.
+      const event = await newEvent({ sales_end_at: after(starts_at, 3 * 3_600_000) });
+      const patch = (body: unknown) => t.http.patch(`/event/event/${event.id}/`, body, { token: superuser.access });
+
+      const start = await patch({ sales_start_at: after(event.sales_end_at, 1000) });
+      expect(start.status).toBe(400);
+      expect(start.body.errors).toEqual({ sales_start_at: ['must be before sales_end_at'] });
+      const end = await patch({ sales_end_at: after(event.ends_at, 1000) });
+      expect(end.body.errors).toEqual({ sales_end_at: ['must not be after ends_at'] });
+      const endsBefore = await patch({ ends_at: after(event.sales_end_at, -1000) });
+      expect(endsBefore.body.errors).toEqual({ ends_at: ['must not be before sales_end_at'] });
+      const startsAfter = await patch({ starts_at: after(event.ends_at, 1000) });
+      expect(startsAfter.body.errors).toEqual({ starts_at: ['must not be after ends_at'] });
+      // Both dates of a pair sent: the rule's own date is named, as on creation.
+      const both = await patch({ sales_start_at: after(event.sales_end_at, 1000), sales_end_at: event.sales_end_at });
+      expect(both.body.errors).toEqual({ sales_end_at: ['must be after sales_start_at'] });
+      const unchanged = await t.http.get(`/event/event/?seller=${seller.sellerId}&limit=100`, {
+        token: superuser.access,
+      });
+      const stored = unchanged.body.results.find((e: any) => e.id === event.id);
+      expect(stored).toMatchObject({ sales_start_at: event.sales_start_at, sales_end_at: event.sales_end_at });
+    });
+
     it('quantity goes up, or down to sold + held but never below; ticket types can be added; orders are listed', async () => {
       const event = await newEvent();
       const [pista, vip] = event.ticket_types;

@@ -140,7 +140,11 @@ class OrderViewBase {
   @ApiProperty({ type: PixViewDto, nullable: true }) pix: PixViewDto | null;
   @ApiProperty({ type: BoletoViewDto, nullable: true }) boleto: BoletoViewDto | null;
   @ApiProperty({ nullable: true, type: 'string', example: 'card_declined' }) decline_reason: string | null;
-  @ApiProperty({ format: 'date-time', description: 'A pending order releases its seats at this time.' })
+  @ApiProperty({
+    format: 'date-time',
+    description:
+      'A pending order releases its seats at this time. An order no longer pending (paid, declined, expired) keeps the time its hold had.',
+  })
   expires_at: string;
   @ApiProperty({ format: 'date-time' }) created_at: string;
 }

@@ -20,6 +20,7 @@ import { IsDateTime } from '../../common/validation/date-time.decorator';
 import { IsOmittable } from '../../common/validation/optional.decorator';
 import { NestedObjects } from '../../common/validation/nested.decorator';
 import { IsNotBlank } from '../../common/validation/not-blank.decorator';
+import { IsOneLine } from '../../common/validation/one-line.decorator';
 import { PAYMENT_TYPES, PaymentType } from '../../split/table';
 
 export const EVENT_STATUSES = ['draft', 'published', 'closed'] as const;
@@ -33,9 +34,13 @@ const maxPerOrderMessage = `must be an integer from 1 to ${MAX_PER_ORDER_LIMIT}`
 const installmentsMessage = 'must be an integer from 1 to 12';
 
 export class TicketTypeInputDto {
-  @ApiProperty({ example: 'Pista' })
+  @ApiProperty({
+    example: 'Pista',
+    description: `One line (no control characters), kept trimmed; unique in the event, ignoring case, surrounding spaces and Unicode form.`,
+  })
   @IsString()
   @IsNotBlank()
+  @IsOneLine()
   @MaxLength(100)
   name: string;
 
@@ -67,10 +72,14 @@ export class TicketTypePatchDto {
   @IsUUID('all', { message: 'must be the id of a ticket type of this event' })
   id?: string;
 
-  @ApiPropertyOptional({ example: 'Pista', description: 'Required when adding.' })
+  @ApiPropertyOptional({
+    example: 'Pista',
+    description: `Required when adding. One line (no control characters), kept trimmed; unique in the event, ignoring case, surrounding spaces and Unicode form.`,
+  })
   @IsOmittable()
   @IsString()
   @IsNotBlank()
+  @IsOneLine()
   @MaxLength(100)
   name?: string;
 
@@ -131,9 +140,10 @@ export class CreateTicketedEventDto {
   @IsUUID('all', { message: 'must be the UUID of a seller' })
   seller: string;
 
-  @ApiProperty({ example: 'Festival de Verão' })
+  @ApiProperty({ example: 'Festival de Verão', description: 'One line (no control characters), kept trimmed.' })
   @IsString()
   @IsNotBlank()
+  @IsOneLine()
   @MaxLength(200)
   name: string;
 
@@ -151,9 +161,13 @@ export class CreateTicketedEventDto {
   @IsDateTime()
   ends_at: string;
 
-  @ApiPropertyOptional({ example: 'Arena Central, São Paulo' })
+  @ApiPropertyOptional({
+    example: 'Arena Central, São Paulo',
+    description: 'One line (no control characters), kept trimmed.',
+  })
   @IsOmittable()
   @IsString()
+  @IsOneLine()
   @MaxLength(300)
   venue?: string;
 
@@ -184,10 +198,11 @@ export class CreateTicketedEventDto {
 }
 
 export class UpdateTicketedEventDto {
-  @ApiPropertyOptional({ example: 'Festival de Verão' })
+  @ApiPropertyOptional({ example: 'Festival de Verão', description: 'One line (no control characters), kept trimmed.' })
   @IsOmittable()
   @IsString()
   @IsNotBlank()
+  @IsOneLine()
   @MaxLength(200)
   name?: string;
 
@@ -207,9 +222,10 @@ export class UpdateTicketedEventDto {
   @IsDateTime()
   ends_at?: string;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ description: 'One line (no control characters), kept trimmed.' })
   @IsOmittable()
   @IsString()
+  @IsOneLine()
   @MaxLength(300)
   venue?: string;
 

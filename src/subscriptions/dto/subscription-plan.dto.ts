@@ -21,6 +21,7 @@ import { MoneyField } from '../../common/money/money.decorators';
 import { PageQueryDto } from '../../common/pagination/pagination';
 import { IsOmittable } from '../../common/validation/optional.decorator';
 import { IsNotBlank } from '../../common/validation/not-blank.decorator';
+import { IsOneLine } from '../../common/validation/one-line.decorator';
 import { INTERVALS, Interval } from '../billing-period';
 import type { SubscriptionPaymentType, SubscriptionPlan } from '../entities/subscription.types';
 
@@ -31,9 +32,10 @@ export class CreateSubscriptionPlanDto {
   @IsUUID('all', { message: 'must be a UUID' })
   seller: string;
 
-  @ApiProperty({ example: 'Clube do Café', maxLength: 200 })
+  @ApiProperty({ example: 'Clube do Café', maxLength: 200, description: 'One line (no control characters).' })
   @IsString()
   @IsNotBlank()
+  @IsOneLine()
   @MaxLength(200)
   name: string;
 
@@ -94,10 +96,11 @@ function Immutable(): PropertyDecorator {
 }
 
 export class UpdateSubscriptionPlanDto {
-  @ApiPropertyOptional({ maxLength: 200 })
+  @ApiPropertyOptional({ maxLength: 200, description: 'One line (no control characters).' })
   @IsOmittable()
   @IsString()
   @IsNotBlank()
+  @IsOneLine()
   @MaxLength(200)
   name?: string;
 

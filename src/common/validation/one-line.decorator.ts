@@ -1,0 +1,24 @@
+import { ValidateBy, ValidationOptions } from 'class-validator';
+
+/**
+ * Control characters (line breaks, tabs, NUL, which PostgreSQL cannot keep in JSON…) and lone
+ * UTF-16 surrogates, which no text can be stored or shown with.
+ */
+export const UNPRINTABLE = /[\p{Cc}\u2028\u2029\ud800-\udfff]/u;
+
+/**
+ * A name shown on one line (an e-mail's subject, a ticket, a list): no line breaks or other
+ * control characters. Other kinds of value are left to the field's type check.
+ */
+export function IsOneLine(validation?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isOneLine',
+      validator: {
+        validate: (value) => typeof value !== 'string' || !UNPRINTABLE.test(value),
+        defaultMessage: () => 'must be one line of text, without control characters',
+      },
+    },
+    validation,
+  );
+}
