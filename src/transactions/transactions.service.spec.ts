@@ -108,6 +108,50 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
     expect(notified).toEqual([{ id: answered.id, status: 'approved', previous: 'pending' }]);
   });
 
+  it('a card charge the processor answers pending (under review) is recorded as it decides: approved or declined', async () => {
+    const underReview = (request: ChargeRequest): ChargeResult => {
+      const answer = { status: 'pending' as const, reference: `fake_${request.transactionId}` };
+      processor.charges.set(request.transactionId, answer);
+      return answer;
+    };
+    processor.behaviour = async (request) => underReview(request);
+    const approving = await service.create(sellerId, card);
+    const declining = await service.create(sellerId, card);
+    expect([approving.status, declining.status]).toEqual(['pending', 'pending']);
+
+    // Still under review: nothing changes, and the reconciler says it resolved nothing.
+    expect(await reconcile()).toBe(0);
+    expect(await stored(approving.id)).toMatchObject({
+      status: 'pending',
+      processor_reference: `fake_${approving.id}`,
+    });
+
+    processor.charges.set(approving.id, { status: 'approved', reference: `fake_${approving.id}` });
+    processor.charges.set(declining.id, {
+      status: 'declined',
+      reference: `fake_${declining.id}`,
+      declineReason: 'fraud_suspected',
+    });
+    expect(await reconcile()).toBe(2);
+    expect(await stored(approving.id)).toMatchObject({ status: 'approved' });
+    expect(await stored(declining.id)).toMatchObject({ status: 'declined' });
+    const detail = await t.http.get(`/unified/accounts/sellers/${sellerId}/transactions/${declining.id}`, {
+      token: superuser.access,
+    });
+    expect(detail.body).toMatchObject({ status: 'declined', decline_reason: 'fraud_suspected' });
+    expect(await events(approving.id)).toEqual(['transaction.created', 'transaction.approved']);
+    expect(await events(declining.id)).toEqual(['transaction.created', 'transaction.declined']);
+    expect(notified.filter((n) => n.status !== 'pending')).toEqual([
+      { id: approving.id, status: 'approved', previous: 'pending' },
+      { id: declining.id, status: 'declined', previous: 'pending' },
+    ]);
+    expect(await runVoidJobs(approving.id)).toBe(0);
+
+    // Decided once: the reconciler no longer picks them up, and a repeated answer changes nothing.
+    expect(await reconcile()).toBe(0);
+    expect(await events(approving.id)).toEqual(['transaction.created', 'transaction.approved']);
+  });
+
   it('a pix charge whose instructions were lost gets them from the reconciler, and waits for its payment', async () => {
     const instructions = { qr_code: 'qr', expires_at: '2031-01-01T00:00:00Z' };
     processor.behaviour = async (request) => {

@@ -290,6 +290,11 @@ export class TransactionsService implements OnModuleInit {
         }
       }
       const current = (await this.transactions.lockById(manager, id))!;
+      if (current.status === 'pending' && (charge?.status === 'approved' || charge?.status === 'declined')) {
+        // A charge the processor first answered pending (a card under review, a pix whose
+        // notification was lost) and has since decided.
+        return this.decide(manager, current, charge);
+      }
       const settled = current.status !== 'pending' || current.processorReference !== null;
       if (charge && current.status === 'voided' && (charge.status === 'approved' || charge.status === 'pending')) {
         // The reconciler gave this charge up while the processor was still answering: undo it there.
@@ -572,12 +577,30 @@ export class TransactionsService implements OnModuleInit {
           `Only pix and boleto charges are confirmed; a pending ${tx.paymentType} charge is settled by the processor.`,
         );
       }
-      const approved = await this.transactions.update(manager, id, { status: 'approved', approvedAt: new Date() });
-      const view = await this.viewOf(manager, approved);
-      await this.settlements.notify(manager, view, tx.status);
-      await recordEvent(manager, 'transaction.approved', tx.sellerId, view);
-      return view;
+      return this.decide(manager, tx, { status: 'approved' });
     });
+  }
+
+  /**
+   * A pending charge (locked by the caller) is decided: paid, or declined by the processor. The
+   * change, its listeners and its event are written in the caller's database transaction.
+   */
+  private async decide(
+    manager: EntityManager,
+    pending: Transaction,
+    outcome: { status: 'approved' } | { status: 'declined'; declineReason: string },
+  ): Promise<TransactionResponseDto> {
+    const decided = await this.transactions.update(
+      manager,
+      pending.id,
+      outcome.status === 'approved'
+        ? { status: 'approved', approvedAt: new Date() }
+        : { status: 'declined', declineReason: outcome.declineReason },
+    );
+    const view = await this.viewOf(manager, decided);
+    await this.settlements.notify(manager, view, pending.status);
+    await recordEvent(manager, `transaction.${outcome.status}`, pending.sellerId, view);
+    return view;
   }
 
   private async lockOrFail(manager: EntityManager, sellerId: string, id: string): Promise<Transaction> {
