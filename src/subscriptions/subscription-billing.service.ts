@@ -6,6 +6,7 @@ import { isUniqueViolation } from '../common/errors/database-errors';
 import type { IdempotencyClaim } from '../common/idempotency/request-transaction';
 import { formatMoney } from '../common/money/money';
 import { isUuid } from '../common/validation/uuid';
+import { JobQueue } from '../jobs/job-queue.service';
 import { MailService } from '../mail/mail.service';
 import type { TransactionResponseDto } from '../transactions/dto/transaction.dto';
 import {
@@ -29,6 +30,14 @@ import { SubscriptionsRepository } from './subscriptions.repository';
 
 /** The unique keys of subscription_charges that refuse a second live charge of one attempt or period. */
 const CHARGED_AGAIN = ['subscription_charges_claim', 'subscription_charges_one_live'];
+/** Withdraws the open pix charge of a canceled subscription (queued with the cancellation). */
+const WITHDRAW_CHARGE_JOB = 'subscriptions.withdraw-charge';
+
+/** A charge to withdraw: the transaction of a pix no longer payable. */
+export interface Withdrawal {
+  sellerId: string;
+  transactionId: string;
+}
 
 /** A subscription waiting for its first charge: it is written only if that charge is approved or awaits pix. */
 export interface Signup {
@@ -60,10 +69,16 @@ export class SubscriptionBilling implements OnModuleInit, TransactionSettlementL
     private readonly settlements: TransactionSettlements,
     private readonly mail: MailService,
     private readonly transactions: TransactionsService,
+    private readonly jobs: JobQueue,
   ) {}
 
   onModuleInit(): void {
     this.settlements.subscribe(this);
+    this.jobs.define<Withdrawal>({
+      name: WITHDRAW_CHARGE_JOB,
+      handler: (charge) => this.withdraw(charge),
+      queue: { retryLimit: 20, retryDelay: 30, retryBackoff: true },
+    });
   }
 
   /** Runs the first charge of a signup; its settlement writes the subscription (see onTransactionSettled). */
@@ -236,16 +251,29 @@ export class SubscriptionBilling implements OnModuleInit, TransactionSettlementL
   }
 
   /**
-   * Withdraws a pix charge that can no longer be paid (its subscription was canceled). Done
-   * after the cancellation committed; a failure is logged (a later payment of it is kept as history).
+   * A pix charge that can no longer be paid (its subscription was canceled) is to be withdrawn:
+   * queued in the cancellation's database transaction, so that it is withdrawn even if the
+   * process dies after the commit (the job retries until the processor takes it; paid meanwhile,
+   * the void refunds it). `withdrawNow` then does it at once.
    */
-  async withdrawCharge(sellerId: string, transactionId: string): Promise<void> {
+  async queueWithdrawal(manager: EntityManager, charge: Withdrawal): Promise<void> {
+    await this.jobs.send(WITHDRAW_CHARGE_JOB, charge, {}, manager);
+  }
+
+  /** The queued withdrawal, done at once after the cancellation committed; a failure is left to its job. */
+  async withdrawNow(charge: Withdrawal): Promise<void> {
+    try {
+      await this.withdraw(charge);
+    } catch (error) {
+      this.logger.warn({ err: error, transaction: charge.transactionId }, 'Could not withdraw the charge yet; retried');
+    }
+  }
+
+  private async withdraw({ sellerId, transactionId }: Withdrawal): Promise<void> {
     try {
       await this.transactions.void(sellerId, transactionId, 'subscription_canceled');
     } catch (error) {
-      if (!(error instanceof ConflictError)) {
-        this.logger.error({ err: error, transaction: transactionId }, 'Could not withdraw the charge');
-      }
+      if (!(error instanceof ConflictError)) throw error; // voided or declined already
     }
   }
 

@@ -5,7 +5,6 @@ import { DataSource } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import { formatMoney } from '../common/money/money';
 import { JobQueue } from '../jobs/job-queue.service';
-import type { TransactionListQueryDto } from '../transactions/dto/transaction.dto';
 import { TransactionsService } from '../transactions/transactions.service';
 import type {
   Subscription,
@@ -13,7 +12,7 @@ import type {
   SubscriptionPlan,
   SubscriptionStatus,
 } from './entities/subscription.types';
-import { cycleOf, SubscriptionBilling } from './subscription-billing.service';
+import { cycleOf, SubscriptionBilling, Withdrawal } from './subscription-billing.service';
 import { pixPayableUntil, renewalAction } from './subscription-state';
 import { RenewalLease, SubscriptionsRepository } from './subscriptions.repository';
 
@@ -125,7 +124,7 @@ export class SubscriptionRenewals implements OnModuleInit {
    * attempts claimed. Committed before any processor call.
    */
   private async claimBatch(now: Date, lease: string, limit: number, summary: RenewalSummary) {
-    const withdraw: Array<{ sellerId: string; transactionId: string }> = [];
+    const withdraw: Withdrawal[] = [];
     const result = await this.dataSource.transaction(async (manager) => {
       const claimed: Claimed[] = [];
       let changed = 0;
@@ -156,12 +155,14 @@ export class SubscriptionRenewals implements OnModuleInit {
         if (action.kind === 'past_due') summary.pastDue++;
         else summary.canceled++;
         if (action.kind === 'cancel' && action.voidOpenCharge && open?.transactionId) {
-          withdraw.push({ sellerId: subscription.sellerId, transactionId: open.transactionId });
+          const charge = { sellerId: subscription.sellerId, transactionId: open.transactionId };
+          await this.billing.queueWithdrawal(manager, charge);
+          withdraw.push(charge);
         }
       }
       return { claimed, changed };
     });
-    for (const charge of withdraw) await this.billing.withdrawCharge(charge.sellerId, charge.transactionId);
+    for (const charge of withdraw) await this.billing.withdrawNow(charge);
     return result;
   }
 
@@ -208,7 +209,7 @@ export class SubscriptionRenewals implements OnModuleInit {
   private async anyTransactionOf(subscription: Subscription, charge: SubscriptionCharge): Promise<boolean> {
     const written = await this.transactions.list(
       subscription.sellerId,
-      { reference: charge.id } as TransactionListQueryDto,
+      { reference: charge.id, source: 'subscription' },
       { limit: 1, descending: true, after: null },
     );
     return written.results.length > 0;
@@ -243,7 +244,7 @@ export class SubscriptionRenewals implements OnModuleInit {
       for (const claim of abandoned) {
         const pending = await this.transactions.list(
           claim.sellerId,
-          { reference: claim.id, status: 'pending' } as TransactionListQueryDto,
+          { reference: claim.id, source: 'subscription', status: 'pending' },
           { limit: 10, descending: true, after: null },
         );
         if (pending.results.length === 0) await this.repo.updateCharge(manager, claim.id, { status: 'interrupted' });

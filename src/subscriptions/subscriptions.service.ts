@@ -19,7 +19,6 @@ import { checkMoney, formatMoney } from '../common/money/money';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { normaliseDocument } from '../sellers/document';
 import { SellersService } from '../sellers/sellers.service';
-import type { TransactionListQueryDto } from '../transactions/dto/transaction.dto';
 import { TransactionsService } from '../transactions/transactions.service';
 import { recordEvent } from '../webhooks/outbox';
 import { daysAfter, period } from './billing-period';
@@ -254,11 +253,15 @@ export class SubscriptionsService {
 
   /** The transaction of a signup's first charge (its reference), if the earlier attempt wrote it. */
   private async chargeOf(sellerId: string, chargeId: string) {
-    const found = await this.transactions.list(sellerId, { reference: chargeId } as TransactionListQueryDto, {
-      limit: 1,
-      descending: false,
-      after: null,
-    });
+    const found = await this.transactions.list(
+      sellerId,
+      { reference: chargeId, source: 'subscription' },
+      {
+        limit: 1,
+        descending: false,
+        after: null,
+      },
+    );
     return found.results[0] ?? null;
   }
 
@@ -285,7 +288,7 @@ export class SubscriptionsService {
       );
     }
     const now = new Date();
-    const { subscription, voidCharge } = await this.dataSource.transaction(async (manager) => {
+    const { subscription, withdrawal } = await this.dataSource.transaction(async (manager) => {
       const locked = await this.repo.lockSubscription(manager, id);
       if (!locked) throw subscriptionNotFound();
       if (canceler.kind === 'subscriber' && !manageTokenMatches(canceler.token, locked.manageTokenHash)) {
@@ -311,12 +314,14 @@ export class SubscriptionsService {
           changes: { cancelAtPeriodEnd: true, nextChargeAt: current.currentPeriodEnd },
           events: [],
         });
-        return { subscription: scheduled, voidCharge: null };
+        return { subscription: scheduled, withdrawal: null };
       }
       const open = await this.repo.openCharge(manager, id);
-      return { subscription: await this.billing.apply(manager, current, canceled(now)), voidCharge: open };
+      const withdrawal = open?.transactionId ? { sellerId: current.sellerId, transactionId: open.transactionId } : null;
+      if (withdrawal) await this.billing.queueWithdrawal(manager, withdrawal);
+      return { subscription: await this.billing.apply(manager, current, canceled(now)), withdrawal };
     });
-    if (voidCharge?.transactionId) await this.billing.withdrawCharge(subscription.sellerId, voidCharge.transactionId);
+    if (withdrawal) await this.billing.withdrawNow(withdrawal);
     return canceler.kind === 'seller' ? SubscriptionResponseDto.of(subscription) : this.publicView(subscription);
   }
 

@@ -1,10 +1,14 @@
 import { IdempotencyRepository } from '../../src/common/idempotency/idempotency.repository';
+import { SubscriptionBilling } from '../../src/subscriptions/subscription-billing.service';
 import { SubscriptionRenewals } from '../../src/subscriptions/subscription-renewals.service';
+import { SubscriptionsService } from '../../src/subscriptions/subscriptions.service';
 import { createUser, grant, TestUser } from '../support/identity';
 import { CARDS, payingSeller } from '../support/payments';
+import { newTestService, userPrincipal } from '../support/service-test';
 import { TestSmtpServer } from '../support/smtp';
 import { clientAddress, createSubscriptionPlan, subscribe, SUBSCRIBER } from '../support/subscriptions';
 import { startTestApp, TestApp } from '../support/test-app';
+import { eventually } from '../support/webhook-receiver';
 
 const DAY = 86_400_000;
 const after = (iso: string, ms: number) => new Date(new Date(iso).getTime() + ms);
@@ -555,6 +559,40 @@ describe('subscriptions', () => {
       expect(await events(sub.id)).toEqual(['subscription.created', 'subscription.charged', 'subscription.canceled']);
       await renew(after(sub.next_charge_at!, DAY));
       expect(await transactionsOf(sub.id)).toHaveLength(1);
+    });
+
+    it('an open pix is withdrawn even when the process dies right after the cancellation commits', async () => {
+      // The process dies between a cancellation's commit and the withdrawal it then does at once.
+      const billing = t.app.get(SubscriptionBilling);
+      const dying = Object.assign(Object.create(billing) as SubscriptionBilling, {
+        withdrawNow: async () => undefined,
+      });
+      const withdrawn = (transactionId: string) =>
+        eventually(async () => {
+          const { rows } = await t.db.query('SELECT status, void_reason FROM transactions WHERE id = $1', [
+            transactionId,
+          ]);
+          return rows[0].status === 'voided' && rows[0];
+        });
+      const pixPlan = await plan({ payment_types: ['pix'] });
+
+      // Canceled by its seller: the withdrawal was queued with the cancellation, and a worker does it.
+      const byRequest = await subscribe(t, pixPlan, { type: 'pix' });
+      const services = newTestService(t, SubscriptionsService, [[SubscriptionBilling, dying]]);
+      const seller = { kind: 'seller' as const, principal: await userPrincipal(t, manager) };
+      expect(await services.cancel(byRequest.id, seller, false)).toMatchObject({ status: 'canceled' });
+      expect(await withdrawn(byRequest.transaction!)).toEqual({
+        status: 'voided',
+        void_reason: 'subscription_canceled',
+      });
+      expect((await confirmPix(byRequest.transaction!)).status).toBe(409); // no longer payable
+
+      // Canceled by the renewal run (never paid by its due date): the same.
+      const byRun = await subscribe(t, pixPlan, { type: 'pix' });
+      const renewals = newTestService(t, SubscriptionRenewals, [[SubscriptionBilling, dying]]);
+      await renewals.run(after(byRun.next_charge_at!, 1000));
+      expect((await subscriber(byRun.id)).body.status).toBe('canceled');
+      expect(await withdrawn(byRun.transaction!)).toEqual({ status: 'voided', void_reason: 'subscription_canceled' });
     });
 
     it("the public limit (30 a minute per address) counts the subscribers' cancels, not the seller's", async () => {
