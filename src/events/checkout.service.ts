@@ -279,7 +279,12 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
   async expireDue(now: Date): Promise<number> {
     let expired = 0;
     for (const order of await this.orders.duePending(now, EXPIRY_BATCH)) {
-      if (await this.expire(order)) expired++;
+      try {
+        if (await this.expire(order)) expired++;
+      } catch (error) {
+        // One order that cannot be expired now never holds up the others' seats: tried again next run.
+        this.logger.error({ err: error, order: order.id }, 'Could not expire an order; tried again later');
+      }
     }
     return expired;
   }

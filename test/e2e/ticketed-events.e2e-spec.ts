@@ -2,8 +2,10 @@ import * as classValidator from 'class-validator';
 import { Client } from 'pg';
 import { CheckoutService } from '../../src/events/checkout.service';
 import { TicketedEventsRepository } from '../../src/events/ticketed-events.repository';
+import { TransactionsService } from '../../src/transactions/transactions.service';
 import { createUser, TestUser } from '../support/identity';
 import { CARDS, PayingSeller, payingSeller } from '../support/payments';
+import { newTestService } from '../support/service-test';
 import { TestSmtpServer } from '../support/smtp';
 import { startTestApp, TestApp } from '../support/test-app';
 import { checkoutBody, eventBody, publishedEvent } from '../support/ticketed-events';
@@ -257,6 +259,27 @@ describe('ticketed events and checkout', () => {
       token: superuser.access,
     });
     expect(late.status).toBe(409);
+  });
+
+  it('an order that cannot be expired now (its void fails) does not hold up the expiry of the others', async () => {
+    const event = await newEvent();
+    const [pista] = event.ticket_types;
+    const pix = checkoutBody([{ ticket_type: pista.id, quantity: 2 }], { type: 'pix' });
+    const [stuck, next] = [(await checkout(event.id, pix)).body, (await checkout(event.id, pix)).body];
+    const real = t.app.get(TransactionsService);
+    const failing = Object.assign(Object.create(real) as TransactionsService, {
+      void: (...args: Parameters<TransactionsService['void']>) =>
+        args[1] === stuck.transaction ? Promise.reject(new Error('processor unreachable')) : real.void(...args),
+    });
+    const expiry = newTestService(t, CheckoutService, [[TransactionsService, failing]]);
+    await expiry.expireDue(new Date(Date.now() + 31 * 60_000));
+    const status = async (id: string) => (await t.http.get(`/event/event/${event.id}/checkout/${id}/`)).body.status;
+    expect([await status(stuck.id), await status(next.id)]).toEqual(['pending', 'expired']);
+    expect((await seats(event.id)).Pista).toMatchObject({ held: 2 });
+    // Tried again on the next run.
+    await t.app.get(CheckoutService).expireDue(new Date(Date.now() + 31 * 60_000));
+    expect(await status(stuck.id)).toBe('expired');
+    expect((await seats(event.id)).Pista).toMatchObject({ held: 0 });
   });
 
   it('a hold left without a charge (a crash between hold and payment) is released by the expiry job', async () => {
