@@ -9,8 +9,10 @@ import { SplitPlan } from './entities/split-plan.entity';
 export interface RatePlanImport {
   external_id: string;
   name: string;
-  description: string;
-  active: boolean;
+  /** Null when the file leaves it out: a new plan gets '', an existing one keeps its own. */
+  description: string | null;
+  /** Null when the file leaves it out: a new plan is active, an existing one keeps its state. */
+  active: boolean | null;
   fees: Record<string, unknown>;
 }
 
@@ -38,17 +40,19 @@ export class PlansRepository {
   }
 
   /**
-   * Upserts one imported rate plan by external_id; an unchanged plan is not written.
-   * Answers what happened to it.
+   * Upserts one imported rate plan by external_id; an unchanged plan is not written, and a
+   * description or active flag the file leaves out (null) is kept. Answers what happened to it.
    */
   async upsertRatePlan(manager: EntityManager, plan: RatePlanImport): Promise<'created' | 'updated' | 'unchanged'> {
     const rows: Array<{ created: boolean }> = await manager.query(
-      `INSERT INTO rate_plans (external_id, name, description, active, fees) VALUES ($1, $2, $3, $4, $5)
+      `INSERT INTO rate_plans (external_id, name, description, active, fees)
+       VALUES ($1, $2, coalesce($3::text, ''), coalesce($4::boolean, true), $5)
        ON CONFLICT (external_id) DO UPDATE
-         SET name = EXCLUDED.name, description = EXCLUDED.description, active = EXCLUDED.active,
-             fees = EXCLUDED.fees, updated_at = now()
+         SET name = EXCLUDED.name, description = coalesce($3::text, rate_plans.description),
+             active = coalesce($4::boolean, rate_plans.active), fees = EXCLUDED.fees, updated_at = now()
          WHERE (rate_plans.name, rate_plans.description, rate_plans.active, rate_plans.fees)
-               IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.description, EXCLUDED.active, EXCLUDED.fees)
+               IS DISTINCT FROM (EXCLUDED.name, coalesce($3::text, rate_plans.description),
+                                 coalesce($4::boolean, rate_plans.active), EXCLUDED.fees)
        RETURNING (xmax = 0) AS created`,
       [plan.external_id, plan.name, plan.description, plan.active, JSON.stringify(plan.fees)],
     );

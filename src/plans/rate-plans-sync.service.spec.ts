@@ -69,6 +69,29 @@ describe('RatePlansSyncService', () => {
     });
   });
 
+  it('keeps the description and active flag of a plan whose entry leaves them out; a new plan gets the defaults', async () => {
+    const file = ownPlans();
+    await service.sync(file.map((plan, i) => (i === 0 ? { ...plan, active: false, description: 'Retired' } : plan)));
+    const withoutThem = ({ description: _d, active: _a, ...rest }: Record<string, unknown>) => rest;
+    const [first, ...others] = file;
+    const fresh = { ...withoutThem(first), external_id: `${first.external_id}:new` };
+
+    expect(await service.sync([withoutThem(first), fresh, ...others])).toEqual({
+      total: file.length + 1,
+      created: 1,
+      updated: 0,
+      unchanged: file.length,
+    });
+    const { rows } = await t.db.query(
+      'SELECT external_id, description, active FROM rate_plans WHERE external_id = ANY($1) ORDER BY external_id',
+      [[first.external_id, fresh.external_id]],
+    );
+    expect(rows).toEqual([
+      { external_id: first.external_id, description: 'Retired', active: false },
+      { external_id: fresh.external_id, description: '', active: true },
+    ]);
+  });
+
   it('refuses a whole file with one bad plan and writes none of it, naming every problem by path', async () => {
     const file = ownPlans();
     const bad = [...file, { ...file[0], name: '', colour: 'red', fees: { credit1: { Visa: { percentage: 'x' } } } }];

@@ -69,8 +69,8 @@ export class RatePlansSyncService {
     return document.map((item: Record<string, unknown>) => ({
       external_id: item.external_id as string,
       name: (item.name as string).trim(),
-      description: (item.description as string | undefined) ?? '',
-      active: (item.active as boolean | undefined) ?? true,
+      description: (item.description as string | undefined) ?? null,
+      active: (item.active as boolean | undefined) ?? null,
       fees: item.fees as Record<string, unknown>,
     }));
   }
