@@ -37,7 +37,7 @@ export class TransactionsController {
   @ApiOperation({
     summary: 'Charge a payment (card, pix or boleto) through the payment processor',
     description:
-      'Records a pending transaction, then charges it through the payment processor and settles it with the answer. Cards are Luhn-checked and their brand detected; only brand and last 4 digits are stored. A declined card is recorded too (201, `status: "declined"`, `decline_reason`); pix and boleto stay `pending` until paid. The fee and split are resolved once from the seller\'s plans and kept.',
+      'Records a pending transaction, then charges it through the payment processor and settles it with the answer. Cards are Luhn-checked and their brand detected; only brand and last 4 digits are stored. A declined card is recorded too (201, `status: "declined"`, `decline_reason`); pix and boleto stay `pending` until paid. The fee and split are resolved once from the seller\'s plans and kept. Refused with 400 and nothing charged: `seller_has_no_rate_plan`, `rate_plan_inactive`, `payment_method_not_accepted` (no rate cell for the payment), `negative_seller_net` (fee and shares above the amount), `validation_failed` (with `errors`).',
   })
   @ApiCreatedResponse({
     type: TransactionResponseDto,
@@ -53,7 +53,7 @@ export class TransactionsController {
   @ApiOperation({
     summary: "List the seller's unified transactions (filters, cursor pagination)",
     description:
-      "The seller's transactions, newest first (`?ordering=created_at` for oldest first), cursor-paginated, filtered by status, payment type, brand, entry mode, source, creation period and amount range.",
+      "The seller's transactions, newest first (`?ordering=created_at` for oldest first), cursor-paginated, filtered by status, payment type, brand, entry mode, source, creation period and amount range. A `cursor` this list did not give is 400 `invalid_cursor`.",
   })
   @ApiOkResponse({ type: PageOf(TransactionResponseDto) })
   @ApiErrorResponses(400)
