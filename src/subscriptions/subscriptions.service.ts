@@ -256,11 +256,7 @@ export class SubscriptionsService {
     const found = await this.transactions.list(
       sellerId,
       { reference: chargeId, source: 'subscription' },
-      {
-        limit: 1,
-        descending: false,
-        after: null,
-      },
+      { limit: 1, descending: false, after: null },
     );
     return found.results[0] ?? null;
   }
