@@ -16,6 +16,7 @@ import { CredentialNotifications1763800800000 } from './1763800800000-credential
 import { OutboxSignalAfterCommit1763800900000 } from './1763800900000-outbox-signal-after-commit';
 import { WebhookRetiredSecrets1763801000000 } from './1763801000000-webhook-retired-secrets';
 import { IdempotencySellerChecks1763802000000 } from './1763802000000-idempotency-seller-checks';
+import { TransactionFollowUps1763803000000 } from './1763803000000-transaction-follow-ups';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -37,4 +38,5 @@ export const migrations = [
   OutboxSignalAfterCommit1763800900000,
   WebhookRetiredSecrets1763801000000,
   IdempotencySellerChecks1763802000000,
+  TransactionFollowUps1763803000000,
 ];

@@ -29,16 +29,22 @@ import { newTicketCode } from './ticket-code';
 import { eventNotFound } from './ticketed-events.service';
 import { isOversold, TicketedEventRow, TicketedEventsRepository, TicketTypeRow } from './ticketed-events.repository';
 
-/** How long a pending order holds its seats, by payment type (API.md section 10.1). */
-export const HOLD_MINUTES: Record<string, number> = {
-  pix: 30,
-  boleto: 3 * 24 * 60,
-  // A card charge answers at once; its order only stays pending when the charge's outcome is
-  // unknown (or the process died during it). The hold is released when the charge is settled,
-  // or after this long.
-  credit: 30,
-  debit: 30,
-};
+/** In how many days a checkout's boleto is due. */
+const BOLETO_DAYS = 3;
+
+/**
+ * How long a pending order holds its seats (API.md section 10.1): a pix 30 minutes; a boleto 3
+ * days, to the end (UTC) of the day its boleto is due, until when the boleto can be paid. A card
+ * charge answers at once; its order only stays pending when the charge's outcome is unknown (or
+ * the process died during it): released when the charge is settled, or after 30 minutes.
+ */
+export function holdUntil(paymentType: string, now: Date): Date {
+  if (paymentType !== 'boleto') return new Date(now.getTime() + 30 * 60_000);
+  const dueDayEnd = new Date(now);
+  dueDayEnd.setUTCHours(0, 0, 0, 0);
+  dueDayEnd.setUTCDate(dueDayEnd.getUTCDate() + BOLETO_DAYS + 1);
+  return dueDayEnd;
+}
 
 const EXPIRE_JOB = 'events.expire-orders';
 const VOID_CHARGE_JOB = 'events.void-unfulfillable-charge';
@@ -130,7 +136,7 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
       buyerName: input.buyer.name,
       buyerEmail: input.buyer.email,
       buyerDocument: charge.customer!.document!,
-      expiresAt: new Date(Date.now() + HOLD_MINUTES[input.payment.type] * 60_000),
+      expiresAt: holdUntil(input.payment.type, new Date()),
     };
     const key = heldIdempotencyKey();
     for (let attempt = 1; ; attempt++) {
@@ -144,8 +150,8 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
         // The charge's settlement moves the order on (onTransactionSettled), whatever the outcome.
         return await this.charge(placed, { id, eventId, sellerId: event.sellerId }, charge, {
           alongside: (manager) => this.placeOrder(manager, id, order, items, key),
-          // A pix code stops being payable when its seats stop being held.
-          pixExpiresAt: order.expiresAt,
+          // A pix code or a boleto stops being payable when its seats stop being held.
+          payableUntil: order.expiresAt,
         });
       } catch (error) {
         if (!isOversold(error)) throw error;
@@ -196,7 +202,7 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     const resumeOf = await this.chargeOf(order);
     try {
       const charge = await this.checkPayment(event, input, order.amount, orderId);
-      return await this.charge(placed, order, charge, { resumeOf, pixExpiresAt: order.expiresAt });
+      return await this.charge(placed, order, charge, { resumeOf, payableUntil: order.expiresAt });
     } catch (error) {
       // Refused before any charge existed (a 4xx: the event no longer takes this payment type, the
       // seller has no rate plan): the seats go back. Anything else leaves the order pending for the

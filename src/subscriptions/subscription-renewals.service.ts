@@ -185,7 +185,7 @@ export class SubscriptionRenewals implements OnModuleInit {
           customer: { name: subscription.name, email: subscription.email, document: subscription.document },
         },
         'subscription',
-        { cardOnFile: subscription.card ?? undefined, pixExpiresAt: pixPayableUntil(charge, false) },
+        { cardOnFile: subscription.card ?? undefined, payableUntil: pixPayableUntil(charge, false) },
       );
       if (tx.status === 'approved') summary.charged++;
       else if (tx.status === 'declined') {

@@ -221,7 +221,7 @@ export class SubscriptionsService {
         {
           cardOnFile: card ?? undefined,
           resumeOf: earlier?.id ?? null,
-          pixExpiresAt: pixPayableUntil({ dueAt: subscription.anchorAt }, true),
+          payableUntil: pixPayableUntil({ dueAt: subscription.anchorAt }, true),
         },
       ),
     );

@@ -22,6 +22,9 @@ export interface TransactionFilters {
   amountMax?: Cents;
 }
 
+/** Rows the follow-up jobs (expiry, void acknowledgements) read at a time. */
+const FOLLOW_UP_BATCH = 100;
+
 /** SQL of unified transactions and their split rules. Every read of a seller's data names the seller. */
 @Injectable()
 export class TransactionsRepository {
@@ -156,6 +159,62 @@ export class TransactionsRepository {
       .orderBy('t.created_at', 'ASC')
       .limit(500)
       .getMany();
+  }
+
+  /**
+   * Pending pix and boleto charges of `source` whose window to be paid ended by `now`, oldest
+   * first, read a batch at a time (each batch after the last one read, so that one the caller
+   * could not change is not read again in the same walk).
+   */
+  async *unpaidDue(now: Date, source: string): AsyncGenerator<{ id: string }> {
+    let after: { at: Date; id: string } | null = null;
+    for (;;) {
+      const rows: Array<{ id: string; payable_until: Date }> = await this.dataSource.query(
+        `SELECT id, payable_until FROM transactions
+          WHERE status = 'pending' AND payable_until IS NOT NULL AND payable_until <= $1 AND source = $2
+            AND ($3::timestamptz IS NULL OR (payable_until, id) > ($3, $4::uuid))
+          ORDER BY payable_until, id LIMIT ${FOLLOW_UP_BATCH}`,
+        [now, source, after?.at ?? null, after?.id ?? null],
+      );
+      for (const row of rows) yield { id: row.id };
+      if (rows.length < FOLLOW_UP_BATCH) return;
+      after = { at: rows[rows.length - 1].payable_until, id: rows[rows.length - 1].id };
+    }
+  }
+
+  /**
+   * Voided charges whose void the processor has not acknowledged, voided over `olderThanMinutes`
+   * ago, oldest first, read a batch at a time (as unpaidDue).
+   */
+  async *unacknowledgedVoids(
+    olderThanMinutes: number,
+  ): AsyncGenerator<{ transactionId: string; reference: string | null }> {
+    let after: { at: Date; id: string } | null = null;
+    for (;;) {
+      const rows: Array<{ id: string; processor_reference: string | null; voided_at: Date }> =
+        await this.dataSource.query(
+          `SELECT id, processor_reference, voided_at FROM transactions
+            WHERE status = 'voided' AND processor_voided_at IS NULL
+              AND voided_at < now() - make_interval(mins => $1)
+              AND ($2::timestamptz IS NULL OR (voided_at, id) > ($2, $3::uuid))
+            ORDER BY voided_at, id LIMIT ${FOLLOW_UP_BATCH}`,
+          [olderThanMinutes, after?.at ?? null, after?.id ?? null],
+        );
+      for (const row of rows) yield { transactionId: row.id, reference: row.processor_reference };
+      if (rows.length < FOLLOW_UP_BATCH) return;
+      after = { at: rows[rows.length - 1].voided_at, id: rows[rows.length - 1].id };
+    }
+  }
+
+  /**
+   * Records when the processor acknowledged the transaction's void (null: a void still to be
+   * acknowledged). Bookkeeping of the service's own: the record's `updated_at` does not move.
+   */
+  async setProcessorVoidedAt(manager: EntityManager, id: string, at: Date | null): Promise<void> {
+    await manager.query(`UPDATE transactions SET processor_voided_at = $2 WHERE id = $1 AND status = 'voided'`, [
+      id,
+      at,
+    ]);
   }
 
   /** A page of the seller's transactions, newest first unless asked otherwise; one index range scan. */

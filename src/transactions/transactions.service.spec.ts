@@ -23,6 +23,8 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
   let processor: FakeProcessor;
   let service: TransactionsService;
   let notified: Array<{ id: string; status: string; previous: string }>;
+  /** What the settlement throws (the database failing while it records an answer); null: nothing. */
+  let settlementFails: Error | null;
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -34,9 +36,11 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
   beforeEach(() => {
     processor = new FakeProcessor();
     notified = [];
+    settlementFails = null;
     const settlements = new TransactionSettlements();
     settlements.subscribe({
       async onTransactionSettled(_manager: EntityManager, tx: TransactionResponseDto, previous: string) {
+        if (settlementFails) throw settlementFails;
         notified.push({ id: tx.id, status: tx.status, previous });
       },
     });
@@ -84,7 +88,8 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
     expect(await stored(answered.id)).toMatchObject({ status: 'voided', void_reason: 'charge_interrupted' });
     expect(await runVoidJobs(answered.id)).toBe(1);
     expect(processor.charged(answered.id)).toBe(false);
-    expect(await events(answered.id)).toEqual(['transaction.voided']);
+    // Never announced by a first answer: announced with its void, so no consumer hears of a void alone.
+    expect(await events(answered.id)).toEqual(['transaction.created', 'transaction.voided']);
     expect(notified).toEqual([{ id: answered.id, status: 'voided', previous: 'pending' }]);
   });
 
@@ -186,7 +191,7 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
     expect(await stored(answered.id)).toMatchObject({ status: 'pending', processor_reference: null });
     expect(await reconcile()).toBeGreaterThanOrEqual(1);
     expect(await stored(answered.id)).toMatchObject({ status: 'voided', void_reason: 'charge_interrupted' });
-    expect(await events(answered.id)).toEqual(['transaction.voided']);
+    expect(await events(answered.id)).toEqual(['transaction.created', 'transaction.voided']);
   });
 
   it('an answer arriving after the reconciler voided the charge is undone at the processor', async () => {
@@ -206,7 +211,7 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
     expect(await stored(id)).toMatchObject({ status: 'voided' });
     expect(await runVoidJobs(id)).toBe(2); // the reconciler's void, and the late charge's
     expect(processor.charged(id)).toBe(false);
-    expect(await events(id)).toEqual(['transaction.voided']);
+    expect(await events(id)).toEqual(['transaction.created', 'transaction.voided']);
   });
 
   it('a late decline after the reconciler voided the charge asks nothing more of the processor', async () => {
@@ -239,6 +244,152 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
     processor.behaviour = async (request) => ({ status: 'pending', reference: `fake_${request.transactionId}` });
     const pix = await service.create(sellerId, { amount: '10.00', payment_type: 'pix' });
     expect(await service.approvePending(pix.id)).toMatchObject({ id: pix.id, status: 'approved' });
+  });
+
+  it('a card charge the seller voids while the processor is answering is announced with its void, and undone there', async () => {
+    let answer!: () => void;
+    processor.behaviour = (request) =>
+      new Promise<ChargeResult>((resolve) => {
+        answer = () => resolve(processor.take(request));
+      });
+    const creating = service.create(sellerId, { ...card, description: expect.getState().currentTestName });
+    const id = await pendingNamed(expect.getState().currentTestName!);
+    expect(await service.void(sellerId, id, 'changed my mind')).toMatchObject({ id, status: 'voided' });
+    const outbox = await t.db.query(`SELECT type, data FROM outbox_events WHERE data->>'id' = $1 ORDER BY seq`, [id]);
+    expect(outbox.rows.map((r: { type: string; data: { status: string } }) => [r.type, r.data.status])).toEqual([
+      ['transaction.created', 'pending'],
+      ['transaction.voided', 'voided'],
+    ]);
+
+    answer();
+    expect(await creating).toMatchObject({ id, status: 'voided' });
+    expect(await runVoidJobs(id)).toBe(2); // the seller's void, and the late charge's
+    expect(processor.charged(id)).toBe(false);
+    expect(await events(id)).toEqual(['transaction.created', 'transaction.voided']);
+  });
+
+  describe('the window to pay a pix or boleto charge', () => {
+    const minutesFromNow = (minutes: number) => new Date(Date.now() + minutes * 60_000);
+    const pixUntil = (until: Date) =>
+      (processor.behaviour = async (request) => ({
+        status: 'pending',
+        reference: `fake_${request.transactionId}`,
+        pix: { qr_code: 'qr', expires_at: until.toISOString() },
+      }));
+    const boletoDue = (dueDate: string) =>
+      (processor.behaviour = async (request) => ({
+        status: 'pending',
+        reference: `fake_${request.transactionId}`,
+        boleto: { digitable_line: '0'.repeat(47), due_date: dueDate },
+      }));
+    const refusal = (id: string) =>
+      service.approvePending(id).then(
+        () => undefined,
+        (e: { status: number; code: string; message: string }) => ({
+          status: e.status,
+          code: e.code,
+          message: e.message,
+        }),
+      );
+    const utcDate = (at: Date) => at.toISOString().slice(0, 10);
+    const boleto: CreateTransactionDto = {
+      amount: '25.00',
+      payment_type: 'boleto',
+      customer: { name: 'Ana Souza', document: '52998224725' },
+    };
+
+    it('a pix charge cannot be paid after its expires_at: confirmation refused, the expiry job voids it', async () => {
+      pixUntil(minutesFromNow(-1));
+      const late = await service.create(sellerId, { amount: '10.00', payment_type: 'pix' });
+      pixUntil(minutesFromNow(30));
+      const open = await service.create(sellerId, { amount: '10.00', payment_type: 'pix' });
+
+      expect(await refusal(late.id)).toEqual({
+        status: 409,
+        code: 'invalid_state',
+        message: expect.stringMatching(/could be paid until .*; it can no longer be paid/),
+      });
+      expect(await stored(late.id)).toMatchObject({ status: 'pending' });
+
+      expect(await service.expireUnpaid(new Date())).toBeGreaterThanOrEqual(1);
+      expect(await stored(late.id)).toMatchObject({ status: 'voided', void_reason: 'payment_expired' });
+      expect(await stored(open.id)).toMatchObject({ status: 'pending' });
+      expect(await events(late.id)).toEqual(['transaction.created', 'transaction.voided']);
+      expect(await runVoidJobs(late.id)).toBe(1); // the code is withdrawn at the processor too
+      expect(processor.charged(late.id)).toBe(false);
+      expect(notified).toContainEqual({ id: late.id, status: 'voided', previous: 'pending' });
+
+      // Inside its window, the other one is paid.
+      expect(await service.approvePending(open.id)).toMatchObject({ status: 'approved' });
+      expect(await service.expireUnpaid(minutesFromNow(60))).toBe(0);
+    });
+
+    it('a boleto can be paid until the end of its due date (UTC), then it expires', async () => {
+      const today = utcDate(new Date());
+      boletoDue(today);
+      const dueToday = await service.create(sellerId, boleto);
+      boletoDue(utcDate(minutesFromNow(-24 * 60)));
+      const dueYesterday = await service.create(sellerId, boleto);
+
+      expect(await refusal(dueYesterday.id)).toMatchObject({ status: 409, code: 'invalid_state' });
+      expect(await service.approvePending(dueToday.id)).toMatchObject({ status: 'approved' });
+
+      boletoDue(today);
+      const unpaid = await service.create(sellerId, boleto);
+      const endOfToday = new Date(`${today}T00:00:00.000Z`);
+      endOfToday.setUTCDate(endOfToday.getUTCDate() + 1);
+      await service.expireUnpaid(new Date(endOfToday.getTime() - 1));
+      expect(await stored(unpaid.id)).toMatchObject({ status: 'pending' });
+      await service.expireUnpaid(endOfToday);
+      expect(await stored(unpaid.id)).toMatchObject({ status: 'voided', void_reason: 'payment_expired' });
+      expect(await stored(dueToday.id)).toMatchObject({ status: 'approved' }); // paid: never expired
+    });
+
+    it("leaves a checkout's or a subscription's charge to them (they expire it), but refuses its late payment", async () => {
+      pixUntil(minutesFromNow(-1));
+      const checkout = await service.create(sellerId, { amount: '10.00', payment_type: 'pix' }, 'event_checkout');
+      await service.expireUnpaid(new Date());
+      expect(await stored(checkout.id)).toMatchObject({ status: 'pending' });
+      expect(await refusal(checkout.id)).toMatchObject({ status: 409, code: 'invalid_state' });
+    });
+  });
+
+  it('sends a void again when the processor has not acknowledged it (its job lost or out of retries)', async () => {
+    const charge = await service.create(sellerId, card);
+    await service.void(sellerId, charge.id);
+    const acknowledged = async () =>
+      (await t.db.query('SELECT processor_voided_at FROM transactions WHERE id = $1', [charge.id])).rows[0]
+        .processor_voided_at;
+    expect(await acknowledged()).toBeNull();
+    // The void job never ran: the customer is still charged.
+    expect(processor.charged(charge.id)).toBe(true);
+
+    const voidOf = processor.void.bind(processor);
+    processor.void = async () => {
+      throw timeout();
+    };
+    await service.resendUnacknowledgedVoids(0);
+    expect(await acknowledged()).toBeNull(); // the processor did not answer: sent again next run
+
+    processor.void = voidOf;
+    expect(await service.resendUnacknowledgedVoids(60)).toBe(0); // too recent for the sweep
+    expect(await service.resendUnacknowledgedVoids(0)).toBeGreaterThanOrEqual(1);
+    expect(processor.charged(charge.id)).toBe(false);
+    expect(await acknowledged()).toBeInstanceOf(Date);
+  });
+
+  it('answers pending, not an error, when the processor charged but the answer cannot be recorded now', async () => {
+    settlementFails = Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' });
+    const answered = await service.create(sellerId, card);
+    expect(answered.status).toBe('pending');
+    expect(processor.charged(answered.id)).toBe(true);
+    expect(await stored(answered.id)).toMatchObject({ status: 'pending', processor_reference: null });
+    expect(await events(answered.id)).toEqual([]); // nothing half-written
+
+    settlementFails = null;
+    await reconcile();
+    expect(await stored(answered.id)).toMatchObject({ status: 'approved', processor_reference: `fake_${answered.id}` });
+    expect(await events(answered.id)).toEqual(['transaction.created', 'transaction.approved']);
   });
 
   it('leaves a charge pending while the processor cannot say what became of it', async () => {

@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuthorizationService } from '../auth/authorization.service';
 import type { Principal } from '../auth/principal';
-import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../common/errors/api-error';
+import { ApiError, BadRequestError, ConflictError, NotFoundError, ValidationError } from '../common/errors/api-error';
 import {
   keepIdempotencyKeyOpen,
   outsideIdempotencyKey,
@@ -42,6 +42,7 @@ import {
   ChargeStatus,
   PAYMENT_PROCESSOR,
   PaymentProcessor,
+  payableUntilOf,
 } from './processor/payment-processor';
 import { SettlementRefused, TransactionSettlements } from './transaction-settlements';
 import { TransactionFilters, TransactionsRepository } from './transactions.repository';
@@ -58,10 +59,11 @@ export interface ChargeOptions {
    */
   alongside?: (manager: EntityManager, transactionId: string) => Promise<void>;
   /**
-   * Until when a pix charge can be paid: the caller's own window (a checkout's hold, a
-   * subscription's dunning), so that the code a payer sees expires when the caller stops waiting.
+   * Until when a pix or boleto charge can be paid: the caller's own window (a checkout's hold, a
+   * subscription's dunning), so that what a payer sees stops being payable when the caller stops
+   * waiting (see ChargeRequest.payableUntil).
    */
-  pixExpiresAt?: Date;
+  payableUntil?: Date;
 }
 
 /** Tells the processor about a void; queued with the void, retried until the processor answers. */
@@ -69,6 +71,12 @@ export const PROCESSOR_VOID_JOB = 'transactions.processor-void';
 
 /** A card charge still pending after this long was interrupted (card charges answer in seconds). */
 export const INTERRUPTED_AFTER_MINUTES = 10;
+
+/** The void reason of an API pix or boleto charge not paid in time. */
+export const PAYMENT_EXPIRED = 'payment_expired';
+
+/** A void the processor has not acknowledged after this long is sent to it again. */
+export const VOID_UNACKNOWLEDGED_AFTER_MINUTES = 60;
 
 /**
  * Unified transactions: charge through the processor port with the fee and split resolved
@@ -93,7 +101,7 @@ export class TransactionsService implements OnModuleInit {
   onModuleInit(): void {
     this.jobs.define<{ transactionId: string; reference: string | null }>({
       name: PROCESSOR_VOID_JOB,
-      handler: (charge) => this.processor.void(charge),
+      handler: (charge) => this.tellProcessorVoided(charge),
       queue: { retryLimit: 20, retryDelay: 30, retryBackoff: true },
     });
     this.jobs.define({
@@ -101,6 +109,20 @@ export class TransactionsService implements OnModuleInit {
       schedule: '* * * * *',
       handler: async () => {
         await this.reconcileInterrupted();
+      },
+    });
+    this.jobs.define({
+      name: 'transactions.expire-unpaid',
+      schedule: '* * * * *',
+      handler: async () => {
+        await this.expireUnpaid(new Date());
+      },
+    });
+    this.jobs.define({
+      name: 'transactions.resend-unacknowledged-voids',
+      schedule: '*/10 * * * *',
+      handler: async () => {
+        await this.resendUnacknowledgedVoids();
       },
     });
   }
@@ -126,10 +148,10 @@ export class TransactionsService implements OnModuleInit {
     sellerId: string,
     input: CreateTransactionDto,
     source: TransactionSource,
-    { cardOnFile, alongside, pixExpiresAt }: ChargeOptions,
+    { cardOnFile, alongside, payableUntil }: ChargeOptions,
     resumed: string | null,
   ): Promise<TransactionResponseDto> {
-    const payment = { ...(await this.checkPayment(input, cardOnFile)), pixExpiresAt };
+    const payment = { ...(await this.checkPayment(input, cardOnFile)), payableUntil };
     if (resumed) return this.resume(sellerId, resumed, payment, input);
     const { seller, ratePlan, splitPlan } = await this.sellers.findWithPlans(sellerId);
     if (!ratePlan) {
@@ -210,13 +232,13 @@ export class TransactionsService implements OnModuleInit {
         cardToken: payment.cardToken,
         description: input.description ?? null,
         customer: input.customer ?? null,
-        pixExpiresAt: payment.pixExpiresAt,
+        payableUntil: payment.payableUntil,
       });
     } catch (error) {
       this.logger.error({ err: error, transaction: id }, 'The payment processor failed; outcome unknown');
       return this.unresolved(id);
     }
-    return this.settle(id, charge);
+    return this.settleAnswer(id, charge);
   }
 
   /**
@@ -240,7 +262,26 @@ export class TransactionsService implements OnModuleInit {
       this.logger.error({ err: error, transaction: id }, 'The payment processor did not say what became of a charge');
       return this.unresolved(id);
     }
-    return known ? this.settle(id, known) : this.charge(id, payment, input);
+    return known ? this.settleAnswer(id, known) : this.charge(id, payment, input);
+  }
+
+  /**
+   * Settles the processor's answer to a charge being asked for. When it cannot be recorded now (the
+   * row locked too long, the database gone), the processor may have charged: the charge is answered
+   * pending, never "try again" (a retry without the Idempotency-Key would charge twice); a retry
+   * with the key, or the reconciler, asks the processor again and records its answer.
+   */
+  private async settleAnswer(id: string, charge: ChargeStatus): Promise<TransactionResponseDto> {
+    try {
+      return await this.settle(id, charge);
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      this.logger.error(
+        { err: error, transaction: id },
+        "The processor's answer could not be recorded; reconciled later",
+      );
+      return this.unresolved(id);
+    }
   }
 
   /** The answer to a charge whose outcome is unknown: the pending transaction; the key stays open. */
@@ -273,6 +314,7 @@ export class TransactionsService implements OnModuleInit {
           declineReason: charge.status === 'declined' ? charge.declineReason : null,
           pix: charge.status === 'pending' ? (charge.pix ?? null) : null,
           boleto: charge.status === 'pending' ? (charge.boleto ?? null) : null,
+          payableUntil: charge.status === 'pending' ? payableUntilOf(charge) : null,
           approvedAt: charge.status === 'approved' ? new Date() : null,
         });
         if (answered) {
@@ -297,11 +339,13 @@ export class TransactionsService implements OnModuleInit {
       }
       const settled = current.status !== 'pending' || current.processorReference !== null;
       if (charge && current.status === 'voided' && (charge.status === 'approved' || charge.status === 'pending')) {
-        // The reconciler gave this charge up while the processor was still answering: undo it there.
-        await this.jobs.send(PROCESSOR_VOID_JOB, { transactionId: id, reference: charge.reference }, {}, manager);
+        // Voided (by the reconciler, or the seller) while the processor was still answering: undo
+        // the charge there, and await the processor's acknowledgement of this void too.
+        await this.queueProcessorVoid(manager, { transactionId: id, reference: charge.reference });
+        await this.transactions.setProcessorVoidedAt(manager, id, null);
       }
       if (charge?.status === 'voided' && !settled) {
-        return this.voidInterrupted(manager, current, 'charge_voided_by_processor');
+        return this.voidPending(manager, current, 'charge_voided_by_processor');
       }
       return this.viewOf(manager, current);
     });
@@ -316,7 +360,7 @@ export class TransactionsService implements OnModuleInit {
     return requestTransaction(this.dataSource, async (manager) => {
       const current = (await this.transactions.lockById(manager, id))!;
       if (current.status !== 'pending') return this.viewOf(manager, current);
-      return this.voidInterrupted(manager, { ...current, processorReference: reference }, reason);
+      return this.voidPending(manager, current, reason, reference);
     });
   }
 
@@ -365,35 +409,114 @@ export class TransactionsService implements OnModuleInit {
       await this.dataSource.transaction(async (manager) => {
         const current = (await this.transactions.lockById(manager, id))!;
         if (current.status === 'pending' && current.processorReference === null) {
-          await this.voidInterrupted(manager, current, 'charge_interrupted');
+          await this.voidPending(manager, current, 'charge_interrupted');
         }
       });
     }
     return true;
   }
 
-  /** Voids a pending charge that never completed, and tells the processor (a late charge is undone). */
-  private async voidInterrupted(
+  /**
+   * Voids a pending charge (locked by the caller) that was not paid: interrupted, refused, given up
+   * by the processor, or not paid in time. The processor is told (a late charge is undone);
+   * `reference` is the processor's, when its answer came but was not recorded.
+   */
+  private async voidPending(
     manager: EntityManager,
-    stale: Transaction,
+    pending: Transaction,
     reason: string,
+    reference = pending.processorReference,
   ): Promise<TransactionResponseDto> {
-    const voided = await this.transactions.update(manager, stale.id, {
+    const voided = await this.transactions.update(manager, pending.id, {
       status: 'voided',
-      processorReference: stale.processorReference,
+      processorReference: reference,
       voidedAt: new Date(),
       voidReason: reason,
     });
-    await this.jobs.send(
-      PROCESSOR_VOID_JOB,
-      { transactionId: stale.id, reference: stale.processorReference },
-      {},
-      manager,
-    );
+    await this.queueProcessorVoid(manager, { transactionId: pending.id, reference });
     const view = await this.viewOf(manager, voided);
-    await this.settlements.notify(manager, view, stale.status);
-    await recordEvent(manager, 'transaction.voided', stale.sellerId, view);
+    await this.settlements.notify(manager, view, pending.status);
+    await this.recordVoided(manager, pending, view);
     return view;
+  }
+
+  /**
+   * The events of a void: `transaction.voided`, after `transaction.created` when the charge was
+   * voided before the processor's first answer (which is what announces a charge), so that no
+   * webhook consumer hears of a void of a transaction it never heard of.
+   */
+  private async recordVoided(manager: EntityManager, before: Transaction, voided: TransactionResponseDto) {
+    const unannounced = before.status === 'pending' && before.processorReference === null;
+    await recordEvents(manager, [
+      ...(unannounced
+        ? [
+            {
+              type: 'transaction.created' as const,
+              sellerId: before.sellerId,
+              data: await this.viewOf(manager, before),
+            },
+          ]
+        : []),
+      { type: 'transaction.voided', sellerId: before.sellerId, data: voided },
+    ]);
+  }
+
+  /** Queues the job that tells the processor of a void, in the caller's database transaction. */
+  private async queueProcessorVoid(
+    manager: EntityManager,
+    charge: { transactionId: string; reference: string | null },
+  ): Promise<void> {
+    await this.jobs.send(PROCESSOR_VOID_JOB, charge, {}, manager);
+  }
+
+  /** Tells the processor of a void and records its acknowledgement (throws, to be retried, when it does not answer). */
+  private async tellProcessorVoided(charge: { transactionId: string; reference: string | null }): Promise<void> {
+    await this.processor.void(charge);
+    await this.transactions.setProcessorVoidedAt(this.dataSource.manager, charge.transactionId, new Date());
+  }
+
+  /**
+   * Sends again the voids the processor has not acknowledged for a while (their job lost, or out
+   * of retries while the processor was down), so that no voided charge stays charged. Each is
+   * tried once per run; one that fails is tried again next run. Answers how many were acknowledged.
+   */
+  async resendUnacknowledgedVoids(olderThanMinutes = VOID_UNACKNOWLEDGED_AFTER_MINUTES): Promise<number> {
+    let acknowledged = 0;
+    for await (const charge of this.transactions.unacknowledgedVoids(olderThanMinutes)) {
+      try {
+        await this.tellProcessorVoided(charge);
+        acknowledged++;
+      } catch (error) {
+        this.logger.error(
+          { err: error, transaction: charge.transactionId },
+          'The processor did not take a void; sent again later',
+        );
+      }
+    }
+    return acknowledged;
+  }
+
+  /**
+   * Voids the API's pix and boleto charges still unpaid at the end of their window (`payable_until`):
+   * nothing can pay them any more. Charges made for a checkout or a subscription are left to them
+   * (they expire the order, or cancel the subscription, at the same time). Answers how many.
+   */
+  async expireUnpaid(now: Date): Promise<number> {
+    let expired = 0;
+    for await (const due of this.transactions.unpaidDue(now, 'api')) {
+      try {
+        const voided = await this.dataSource.transaction(async (manager) => {
+          const current = (await this.transactions.lockById(manager, due.id))!;
+          if (current.status !== 'pending') return false;
+          await this.voidPending(manager, current, PAYMENT_EXPIRED);
+          return true;
+        });
+        if (voided) expired++;
+      } catch (error) {
+        this.logger.error({ err: error, transaction: due.id }, 'Could not expire an unpaid charge; tried again later');
+      }
+    }
+    return expired;
   }
 
   /**
@@ -453,7 +576,7 @@ export class TransactionsService implements OnModuleInit {
           `A ${tx.status} transaction cannot be voided; only approved or pending ones can.`,
         );
       }
-      await this.jobs.send(PROCESSOR_VOID_JOB, { transactionId: tx.id, reference: tx.processorReference }, {}, manager);
+      await this.queueProcessorVoid(manager, { transactionId: tx.id, reference: tx.processorReference });
       const voided = await this.transactions.update(manager, id, {
         status: 'voided',
         voidedAt: new Date(),
@@ -461,7 +584,7 @@ export class TransactionsService implements OnModuleInit {
       });
       const view = await this.viewOf(manager, voided);
       await this.settlements.notify(manager, view, tx.status);
-      await recordEvent(manager, 'transaction.voided', sellerId, view);
+      await this.recordVoided(manager, tx, view);
       await recordAudit(manager, {
         action: 'transaction.voided',
         sellerId,
@@ -577,6 +700,12 @@ export class TransactionsService implements OnModuleInit {
           `Only pix and boleto charges are confirmed; a pending ${tx.paymentType} charge is settled by the processor.`,
         );
       }
+      if (tx.payableUntil !== null && tx.payableUntil <= new Date()) {
+        throw new ConflictError(
+          'invalid_state',
+          `The ${tx.paymentType} charge could be paid until ${tx.payableUntil.toISOString()}; it can no longer be paid.`,
+        );
+      }
       return this.decide(manager, tx, { status: 'approved' });
     });
   }
@@ -658,8 +787,8 @@ interface CheckedPayment {
   card?: CardData;
   /** A card on file charged instead of `card`. */
   cardToken?: string;
-  /** See ChargeOptions.pixExpiresAt. */
-  pixExpiresAt?: Date;
+  /** See ChargeOptions.payableUntil. */
+  payableUntil?: Date;
 }
 
 function filtersOf(query: TransactionListQueryDto): TransactionFilters {

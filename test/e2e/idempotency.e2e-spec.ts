@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { Client } from 'pg';
 import { IdempotencyService } from '../../src/common/idempotency/idempotency.service';
 import { createTestDatabase, dropTestDatabase } from '../support/database';
@@ -126,6 +127,37 @@ describe('Idempotency-Key', () => {
     const res = await post(a, 'k'.repeat(256), { amount: '1.00' });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('invalid_idempotency_key');
+  });
+
+  it('refuses a key sent twice (HTTP would join them into a third key) or with a control character, doing nothing', async () => {
+    const before = await rowCount();
+    const twice = await new Promise<{ status: number; body: { code: string; message: string } }>((resolve, reject) => {
+      const body = JSON.stringify({ amount: '1.00' });
+      const request = httpRequest(`${a.http.baseUrl}/test-fixtures/records`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': ['key-one', 'key-two'] },
+      });
+      request.on('error', reject);
+      request.on('response', (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(text) }));
+      });
+      request.end(body);
+    });
+    expect(twice).toEqual({
+      status: 400,
+      body: expect.objectContaining({ code: 'invalid_idempotency_key', message: expect.stringContaining('once') }),
+    });
+
+    const tab = await post(a, 'key\twith-tab', { amount: '1.00' });
+    expect(tab.status).toBe(400);
+    expect(tab.body).toMatchObject({ code: 'invalid_idempotency_key', message: expect.stringContaining('control') });
+    expect(await rowCount()).toBe(before);
+
+    // One key with a comma of its own is one key.
+    expect((await post(a, 'key, with a comma', { amount: '1.00' })).status).toBe(201);
+    expect((await post(b, 'key, with a comma', { amount: '1.00' })).headers.get('idempotent-replayed')).toBe('true');
   });
 
   const postTx = (app: TestApp, key: string, body: object) =>

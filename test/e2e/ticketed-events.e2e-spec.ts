@@ -224,7 +224,7 @@ describe('ticketed events and checkout', () => {
     for (const ticket of paid.body.tickets) expect(mail.raw.replace(/=\r?\n/g, '')).toContain(ticket.code);
   });
 
-  it('boleto holds for 3 days', async () => {
+  it('boleto holds for 3 days, to the end of the day its boleto is due: payable until the seats go back', async () => {
     const event = await newEvent();
     const res = await checkout(
       event.id,
@@ -232,9 +232,14 @@ describe('ticketed events and checkout', () => {
     );
     expect(res.body).toMatchObject({ status: 'pending', pix: null });
     expect(res.body.boleto.digitable_line).toEqual(expect.any(String));
-    const days = (Date.parse(res.body.expires_at) - Date.now()) / 86_400_000;
-    expect(days).toBeGreaterThan(2.99);
-    expect(days).toBeLessThanOrEqual(3);
+    const inThreeDays = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
+    expect(res.body.boleto.due_date).toBe(inThreeDays);
+    const dueDayEnd = new Date(`${inThreeDays}T00:00:00.000Z`);
+    dueDayEnd.setUTCDate(dueDayEnd.getUTCDate() + 1);
+    expect(res.body.expires_at).toBe(dueDayEnd.toISOString());
+    // The charge can be paid exactly as long as the seats are held.
+    const { rows } = await t.db.query('SELECT payable_until FROM transactions WHERE reference = $1', [res.body.id]);
+    expect(rows).toEqual([{ payable_until: dueDayEnd }]);
   });
 
   it('pix expiry: the job voids the unpaid charge, the order expires and its seats are released', async () => {

@@ -16,6 +16,28 @@ import { attachClaim, claimLapsed, IdempotencyClaim } from './request-transactio
 const HEADER = 'idempotency-key';
 
 /**
+ * The request's Idempotency-Key, or what is wrong with it: 1 to 255 characters, no control
+ * characters, sent once (HTTP joins repeated headers with ", ": two keys would become a third).
+ */
+function checkKey(
+  value: string | string[],
+  rawHeaders: string[],
+): { ok: true; value: string } | { ok: false; message: string } {
+  let sent = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === HEADER) sent++;
+  if (typeof value !== 'string' || sent > 1)
+    return { ok: false, message: 'Send the Idempotency-Key header once, with one key.' };
+  if (value.length < 1 || value.length > 255) {
+    return { ok: false, message: 'The Idempotency-Key header must be 1 to 255 characters.' };
+  }
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x1f\x7f]/.test(value)) {
+    return { ok: false, message: 'The Idempotency-Key header must not contain control characters.' };
+  }
+  return { ok: true, value };
+}
+
+/**
  * Whom a key belongs to: the user, the API key's seller (every key of a seller shares its
  * keys), or for public routes the client address and the route.
  */
@@ -46,13 +68,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (!options) return next.handle();
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const reply = context.switchToHttp().getResponse<FastifyReply>();
-    const key = request.headers[HEADER];
-    if (key === undefined) return next.handle();
-    if (typeof key !== 'string' || key.length < 1 || key.length > 255) {
-      return throwError(
-        () => new BadRequestError('invalid_idempotency_key', 'The Idempotency-Key header must be 1 to 255 characters.'),
-      );
-    }
+    const header = request.headers[HEADER];
+    if (header === undefined) return next.handle();
+    const checked = checkKey(header, request.raw.rawHeaders);
+    if (!checked.ok) return throwError(() => new BadRequestError('invalid_idempotency_key', checked.message));
+    const key = checked.value;
     const successStatus =
       this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ??
       (request.method === 'POST' ? HttpStatus.CREATED : HttpStatus.OK);

@@ -26,7 +26,8 @@ export function Idempotent(options: IdempotentOptions = {}): MethodDecorator {
       name: 'Idempotency-Key',
       required: false,
       description:
-        'Up to 255 characters, scoped to the caller (user, API key seller, or client address for public routes). ' +
+        'Up to 255 characters without control characters, sent once (a repeated header answers 400 ' +
+        '`invalid_idempotency_key`), scoped to the caller (user, API key seller, or client address for public routes). ' +
         'Repeating the same request (method, route, record, body) with the same key within 24 hours replays the ' +
         'first response (header `Idempotent-Replayed: true`) instead of acting twice, to a caller that still has the ' +
         'access and permissions the first request needed (else the refusal it would get now); the key with another ' +

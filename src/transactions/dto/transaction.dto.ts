@@ -324,7 +324,13 @@ export class TransactionResponseDto {
   @ApiProperty({ format: 'date-time' }) updated_at: string;
   @ApiProperty({ format: 'date-time', nullable: true, type: 'string' }) approved_at: string | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: 'string' }) voided_at: string | null;
-  @ApiProperty({ nullable: true, type: 'string' }) void_reason: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: 'string',
+    description:
+      "Why it was voided: the reason the void was given, or the service's own, such as `payment_expired` (a pix or boleto not paid in time), `charge_interrupted` (a charge the processor never received) or `checkout_expired` (a checkout's order not paid in time).",
+  })
+  void_reason: string | null;
 
   static of(tx: Transaction, rules: SplitRule[]): TransactionResponseDto {
     return {

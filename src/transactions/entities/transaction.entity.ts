@@ -107,6 +107,10 @@ export class Transaction {
   @Column('jsonb', { nullable: true })
   boleto: { digitable_line: string; due_date: string } | null;
 
+  /** Until when a pending pix or boleto charge can be paid (see payableUntil); null for the others. */
+  @Column('timestamptz', { name: 'payable_until', nullable: true })
+  payableUntil: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 
@@ -121,4 +125,8 @@ export class Transaction {
 
   @Column('text', { name: 'void_reason', nullable: true })
   voidReason: string | null;
+
+  /** When the processor acknowledged the void; null while it has not (or for a charge never voided). */
+  @Column('timestamptz', { name: 'processor_voided_at', nullable: true })
+  processorVoidedAt: Date | null;
 }

@@ -38,8 +38,12 @@ export interface ChargeRequest {
   cardToken?: string;
   description?: string | null;
   customer?: { name?: string; email?: string; document?: string } | null;
-  /** Until when a pix charge can be paid (the payer's window); absent: the processor's default. */
-  pixExpiresAt?: Date;
+  /**
+   * Until when a pix or boleto charge can be paid (the payer's window; absent: the processor's
+   * default): a pix code expires then; a boleto is due on the last day that ends by then (UTC),
+   * as payableUntilOf reads it back.
+   */
+  payableUntil?: Date;
 }
 
 export type ChargeResult =
@@ -51,6 +55,26 @@ export type ChargeResult =
       pix?: { qr_code: string; expires_at: string };
       boleto?: { digitable_line: string; due_date: string };
     };
+
+/** How a pending charge is paid: a pix code, or a boleto. */
+export interface PaymentInstructions {
+  pix?: { qr_code: string; expires_at: string } | null;
+  boleto?: { digitable_line: string; due_date: string } | null;
+}
+
+/**
+ * Until when a pending charge can be paid: a pix until its `expires_at`, a boleto until the end
+ * of its due date (UTC); null without instructions.
+ */
+export function payableUntilOf({ pix, boleto }: PaymentInstructions): Date | null {
+  if (pix) return new Date(pix.expires_at);
+  if (boleto) {
+    const end = new Date(`${boleto.due_date}T00:00:00.000Z`);
+    end.setUTCDate(end.getUTCDate() + 1);
+    return end;
+  }
+  return null;
+}
 
 /** What the processor holds of a charge: its result, or voided since. */
 export type ChargeStatus = ChargeResult | { status: 'voided'; reference: string };

@@ -8,6 +8,8 @@ import { dateInDays, sandboxDigitableLine, sandboxPixCode } from './sandbox-code
 
 /** How long a sandbox pix charge can be paid when its caller names no window. */
 const PIX_DEFAULT_MINUTES = 30;
+/** In how many days a sandbox boleto is due when its caller names no window. */
+const BOLETO_DEFAULT_DAYS = 3;
 
 /** Test card numbers the sandbox declines, with the reason it gives. */
 export const SANDBOX_DECLINED_CARDS: Record<string, string> = {
@@ -75,7 +77,7 @@ function outcome(request: ChargeRequest, onFile?: { outcome: string | null; expi
       reference,
       pix: {
         qr_code: sandboxPixCode(request.transactionId, request.amount),
-        expires_at: (request.pixExpiresAt ?? new Date(Date.now() + PIX_DEFAULT_MINUTES * 60_000)).toISOString(),
+        expires_at: (request.payableUntil ?? new Date(Date.now() + PIX_DEFAULT_MINUTES * 60_000)).toISOString(),
       },
     };
   }
@@ -83,7 +85,11 @@ function outcome(request: ChargeRequest, onFile?: { outcome: string | null; expi
     return {
       status: 'pending',
       reference,
-      boleto: { digitable_line: sandboxDigitableLine(request.transactionId, request.amount), due_date: dateInDays(3) },
+      boleto: {
+        digitable_line: sandboxDigitableLine(request.transactionId, request.amount),
+        // The last day that ends by the caller's window.
+        due_date: request.payableUntil ? dateInDays(-1, request.payableUntil) : dateInDays(BOLETO_DEFAULT_DAYS),
+      },
     };
   }
   const declined =

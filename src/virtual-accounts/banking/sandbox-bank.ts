@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { payableUntilOf } from '../../transactions/processor/payment-processor';
 import { dateInDays, sandboxDigitableLine, sandboxPixCode } from '../../transactions/processor/sandbox-codes';
 import { BankingPort, DepositInstructions, DepositRequest, PayoutOutcome, PayoutRequest } from './banking-port';
 
@@ -29,13 +30,11 @@ export class SandboxBank implements BankingPort {
         expiresAt,
       };
     }
-    const dueDate = dateInDays(BOLETO_DAYS, request.at);
-    return {
-      pix: null,
-      boleto: { digitable_line: sandboxDigitableLine(request.depositId, request.amount), due_date: dueDate },
-      // A boleto can be paid until the end of its due date (UTC).
-      expiresAt: new Date(`${dateInDays(1, new Date(`${dueDate}T00:00:00.000Z`))}T00:00:00.000Z`),
+    const boleto = {
+      digitable_line: sandboxDigitableLine(request.depositId, request.amount),
+      due_date: dateInDays(BOLETO_DAYS, request.at),
     };
+    return { pix: null, boleto, expiresAt: payableUntilOf({ boleto })! };
   }
 
   async payOut(request: PayoutRequest): Promise<PayoutOutcome> {
