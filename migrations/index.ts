@@ -17,6 +17,7 @@ import { OutboxSignalAfterCommit1763800900000 } from './1763800900000-outbox-sig
 import { WebhookRetiredSecrets1763801000000 } from './1763801000000-webhook-retired-secrets';
 import { IdempotencySellerChecks1763802000000 } from './1763802000000-idempotency-seller-checks';
 import { TransactionFollowUps1763803000000 } from './1763803000000-transaction-follow-ups';
+import { MailOutboxPending1763803100000 } from './1763803100000-mail-outbox-pending';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -39,4 +40,5 @@ export const migrations = [
   WebhookRetiredSecrets1763801000000,
   IdempotencySellerChecks1763802000000,
   TransactionFollowUps1763803000000,
+  MailOutboxPending1763803100000,
 ];

@@ -38,6 +38,31 @@ export class MailOutboxRepository {
     return rows[0] ?? null;
   }
 
+  /**
+   * Mails still pending that were written between `newerThanMinutes` and `olderThanMinutes` ago,
+   * oldest first (at most `limit`): their delivery job gave up, or was lost.
+   */
+  async stuck(olderThanMinutes: number, newerThanMinutes: number, limit: number): Promise<string[]> {
+    const rows: Array<{ id: string }> = await this.dataSource.query(
+      `SELECT id FROM mail_outbox
+        WHERE status = 'pending' AND created_at < now() - make_interval(mins => $1)
+          AND created_at >= now() - make_interval(mins => $2)
+        ORDER BY created_at LIMIT $3`,
+      [olderThanMinutes, newerThanMinutes, limit],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** Gives up the pending mails written over `olderThanMinutes` ago (their body is not kept either); answers how many. */
+  async failStale(olderThanMinutes: number): Promise<number> {
+    const [, failed]: [unknown, number] = await this.dataSource.query(
+      `UPDATE mail_outbox SET status = 'failed', body = NULL
+        WHERE status = 'pending' AND created_at < now() - make_interval(mins => $1)`,
+      [olderThanMinutes],
+    );
+    return failed;
+  }
+
   async markLogged(id: string): Promise<void> {
     await this.dataSource.query(`UPDATE mail_outbox SET status = 'logged', sent_at = now() WHERE id = $1`, [id]);
   }

@@ -12,6 +12,12 @@ export interface OutgoingMail {
 }
 
 const SEND_MAIL = 'mail.send';
+const RESEND_STUCK = 'mail.resend-stuck';
+/** A delivery job retries for about an hour; a mail still pending after this long is sent again by a sweep. */
+const STUCK_AFTER_MINUTES = 120;
+/** A mail not delivered within a day is given up (`failed`): what it says is stale by then. */
+const GIVE_UP_AFTER_MINUTES = 24 * 60;
+const RESEND_BATCH = 100;
 
 /**
  * E-mail through an outbox: a mail is written to `mail_outbox` with a delivery job in the
@@ -37,11 +43,38 @@ export class MailService implements OnModuleInit {
       queue: { retryLimit: 8, retryDelay: 15, retryBackoff: true },
       pollingIntervalSeconds: 1,
     });
+    this.jobs.define({
+      name: RESEND_STUCK,
+      schedule: '*/15 * * * *',
+      handler: async () => {
+        await this.resendStuck();
+      },
+    });
   }
 
   async queue(manager: EntityManager, mail: OutgoingMail): Promise<void> {
     const id = await this.outbox.insert(manager, { recipient: mail.to, subject: mail.subject, body: mail.text });
     await this.jobs.send(SEND_MAIL, { id }, {}, manager);
+  }
+
+  /**
+   * Sends again the mails still pending after their delivery job gave up (an SMTP server down for
+   * longer than its retries), and gives up those not delivered within a day. Answers how many
+   * were delivered now.
+   */
+  async resendStuck(): Promise<number> {
+    const failed = await this.outbox.failStale(GIVE_UP_AFTER_MINUTES);
+    if (failed > 0) this.logger.error({ failed }, 'E-mails not delivered within a day were given up');
+    let delivered = 0;
+    for (const id of await this.outbox.stuck(STUCK_AFTER_MINUTES, GIVE_UP_AFTER_MINUTES, RESEND_BATCH)) {
+      try {
+        await this.deliver(id);
+        delivered++;
+      } catch (error) {
+        this.logger.warn({ err: error, mail: id }, 'An e-mail could not be sent again; tried again later');
+      }
+    }
+    return delivered;
   }
 
   private async deliver(id: string): Promise<void> {
