@@ -508,7 +508,15 @@ describe('virtual accounts', () => {
         ['pay', { amount: '1.001', barcode: '1'.repeat(44), payee: { name: 'X' } }, 'amount'],
         ['transfer', { amount: '1.00' }, 'destination'],
         ['transfer', { amount: '1.00', destination: {} }, 'destination'],
-        ['transfer', { amount: '1.00', destination: { pix_key: 'a@b.c', virtual_account: a } }, 'destination'],
+        [
+          'transfer',
+          { amount: '1.00', destination: { pix_key: 'ana@example.com', virtual_account: a } },
+          'destination',
+        ],
+        // Not a PIX key of any kind: a bad CPF, a phone without +55, a name.
+        ['transfer', { amount: '1.00', destination: { pix_key: '52998224724' } }, 'destination.pix_key'],
+        ['transfer', { amount: '1.00', destination: { pix_key: '11987654321' } }, 'destination.pix_key'],
+        ['transfer', { amount: '1.00', destination: { pix_key: 'Ana Souza' } }, 'destination.pix_key'],
         [
           'transfer',
           {

@@ -1,3 +1,4 @@
+import { IsPixKey } from '../pix-key';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsDefined,
@@ -144,11 +145,15 @@ export class TransferDestinationDto {
   @IsUUID('all', { message: 'must be the UUID of a virtual account' })
   virtual_account?: string;
 
-  @ApiPropertyOptional({ example: 'ana@example.com', description: 'A PIX key: e-mail, phone, CPF/CNPJ or random key.' })
+  @ApiPropertyOptional({
+    example: 'ana@example.com',
+    maxLength: 77,
+    description:
+      'A PIX key: a CPF or CNPJ (digits only, valid check digits), an e-mail (up to 77 characters), a phone number (`+55` and 10 or 11 digits) or a random key (UUID).',
+  })
   @IsOmittable()
   @IsString()
-  @IsNotBlank()
-  @MaxLength(77)
+  @IsPixKey()
   pix_key?: string;
 
   @ApiPropertyOptional({ type: BankAccountDto })
