@@ -37,7 +37,7 @@ export class CheckoutController {
   @ApiOperation({
     summary: 'Buy tickets: holds the seats and charges; card orders are paid or declined at once, pix/boleto pending',
     description:
-      'Holds the seats with the order in one database transaction (never oversells: 409 `sold_out`, or 409 `not_enough_tickets` with what is left; 409 `sales_closed` outside the sales window), then charges through a unified transaction of the seller (`source: "event_checkout"`). A card order answers `paid` with its tickets (e-mailed to the buyer) or `declined` with its seats released; a pix or boleto order answers `pending` with its payment data and holds its seats until paid or `expires_at` (pix 30 minutes, boleto 3 days). Rate limited per client address. A retry with the same `Idempotency-Key` answers the same order, even after a crash: never a second order or charge.',
+      'Holds the seats with the order in one database transaction (never oversells: 409 `sold_out`, or 409 `not_enough_tickets` with what is left; 409 `sales_closed` outside the sales window), then charges through a unified transaction of the seller (`source: "event_checkout"`). A card order answers `paid` with its tickets (e-mailed to the buyer) or `declined` with its seats released; a pix or boleto order answers `pending` with its payment data and holds its seats until paid or `expires_at` (pix 30 minutes; boleto the end, UTC, of its due date 3 days on, until when it can be paid). Rate limited per client address. A retry with the same `Idempotency-Key` answers the same order, even after a crash: never a second order or charge.',
   })
   @ApiCreatedResponse({ type: CheckoutOrderDto })
   @ApiErrorResponses(400, 404, 409, 422)

@@ -162,59 +162,67 @@ export class TransactionsRepository {
   }
 
   /**
-   * Pending pix and boleto charges of `source` whose window to be paid ended by `now`, oldest
-   * first, read a batch at a time (each batch after the last one read, so that one the caller
-   * could not change is not read again in the same walk).
+   * Pending pix and boleto charges whose window to be paid ended by `now`, of the sources whose
+   * charges the transactions service expires itself (the API's and the demo seed's; a checkout or
+   * a subscription expires its own), oldest first, read a batch at a time (each batch after the
+   * last row read, so that one the caller could not change is not read again in the same walk).
    */
-  async *unpaidDue(now: Date, source: string): AsyncGenerator<{ id: string }> {
-    let after: { at: Date; id: string } | null = null;
+  async *unpaidDue(now: Date): AsyncGenerator<{ id: string }> {
+    let after: string | null = null;
     for (;;) {
-      const rows: Array<{ id: string; payable_until: Date }> = await this.dataSource.query(
-        `SELECT id, payable_until FROM transactions
-          WHERE status = 'pending' AND payable_until IS NOT NULL AND payable_until <= $1 AND source = $2
-            AND ($3::timestamptz IS NULL OR (payable_until, id) > ($3, $4::uuid))
+      const rows: Array<{ id: string }> = await this.dataSource.query(
+        `SELECT id FROM transactions
+          WHERE status = 'pending' AND payable_until IS NOT NULL AND source IN ('api', 'seed') AND payable_until <= $1
+            AND ($2::uuid IS NULL OR (payable_until, id) > (SELECT payable_until, id FROM transactions WHERE id = $2))
           ORDER BY payable_until, id LIMIT ${FOLLOW_UP_BATCH}`,
-        [now, source, after?.at ?? null, after?.id ?? null],
+        [now, after],
       );
-      for (const row of rows) yield { id: row.id };
+      yield* rows;
       if (rows.length < FOLLOW_UP_BATCH) return;
-      after = { at: rows[rows.length - 1].payable_until, id: rows[rows.length - 1].id };
+      after = rows[rows.length - 1].id;
     }
   }
 
   /**
    * Voided charges whose void the processor has not acknowledged, voided over `olderThanMinutes`
-   * ago, oldest first, read a batch at a time (as unpaidDue).
+   * ago, oldest first, read a batch at a time (as unpaidDue), with the token of their latest void.
    */
   async *unacknowledgedVoids(
     olderThanMinutes: number,
-  ): AsyncGenerator<{ transactionId: string; reference: string | null }> {
-    let after: { at: Date; id: string } | null = null;
+  ): AsyncGenerator<{ transactionId: string; reference: string | null; token: string }> {
+    let after: string | null = null;
     for (;;) {
-      const rows: Array<{ id: string; processor_reference: string | null; voided_at: Date }> =
+      const rows: Array<{ id: string; processor_reference: string | null; processor_void_token: string }> =
         await this.dataSource.query(
-          `SELECT id, processor_reference, voided_at FROM transactions
-            WHERE status = 'voided' AND processor_voided_at IS NULL
+          `SELECT id, processor_reference, processor_void_token FROM transactions
+            WHERE status = 'voided' AND processor_void_token IS NOT NULL
               AND voided_at < now() - make_interval(mins => $1)
-              AND ($2::timestamptz IS NULL OR (voided_at, id) > ($2, $3::uuid))
+              AND ($2::uuid IS NULL OR (voided_at, id) > (SELECT voided_at, id FROM transactions WHERE id = $2))
             ORDER BY voided_at, id LIMIT ${FOLLOW_UP_BATCH}`,
-          [olderThanMinutes, after?.at ?? null, after?.id ?? null],
+          [olderThanMinutes, after],
         );
-      for (const row of rows) yield { transactionId: row.id, reference: row.processor_reference };
+      for (const row of rows) {
+        yield { transactionId: row.id, reference: row.processor_reference, token: row.processor_void_token };
+      }
       if (rows.length < FOLLOW_UP_BATCH) return;
-      after = { at: rows[rows.length - 1].voided_at, id: rows[rows.length - 1].id };
+      after = rows[rows.length - 1].id;
     }
   }
 
   /**
-   * Records when the processor acknowledged the transaction's void (null: a void still to be
-   * acknowledged). Bookkeeping of the service's own: the record's `updated_at` does not move.
+   * Records the void job the processor has now to acknowledge (its token), in the caller's
+   * database transaction. Bookkeeping of the service's own: the record's `updated_at` does not move.
    */
-  async setProcessorVoidedAt(manager: EntityManager, id: string, at: Date | null): Promise<void> {
-    await manager.query(`UPDATE transactions SET processor_voided_at = $2 WHERE id = $1 AND status = 'voided'`, [
-      id,
-      at,
-    ]);
+  async awaitVoidAcknowledgement(manager: EntityManager, id: string, token: string): Promise<void> {
+    await manager.query(`UPDATE transactions SET processor_void_token = $2 WHERE id = $1`, [id, token]);
+  }
+
+  /** The processor took the void of this token: acknowledged, unless a later void was queued since. */
+  async acknowledgeVoid(id: string, token: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE transactions SET processor_void_token = NULL WHERE id = $1 AND processor_void_token = $2`,
+      [id, token],
+    );
   }
 
   /** A page of the seller's transactions, newest first unless asked otherwise; one index range scan. */

@@ -209,6 +209,12 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
     const answered = await creating;
     expect(answered).toMatchObject({ id, status: 'voided' });
     expect(await stored(id)).toMatchObject({ status: 'voided' });
+    // The void awaited now is the late charge's: the first one's acknowledgement does not stand for it.
+    const jobs = await t.db.query(`SELECT data FROM pgboss.job WHERE data->>'transactionId' = $1 ORDER BY created_on`, [
+      id,
+    ]);
+    const awaited = await t.db.query('SELECT processor_void_token FROM transactions WHERE id = $1', [id]);
+    expect(awaited.rows[0].processor_void_token).toBe(jobs.rows[1].data.token);
     expect(await runVoidJobs(id)).toBe(2); // the reconciler's void, and the late charge's
     expect(processor.charged(id)).toBe(false);
     expect(await events(id)).toEqual(['transaction.created', 'transaction.voided']);
@@ -357,10 +363,13 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
   it('sends a void again when the processor has not acknowledged it (its job lost or out of retries)', async () => {
     const charge = await service.create(sellerId, card);
     await service.void(sellerId, charge.id);
-    const acknowledged = async () =>
-      (await t.db.query('SELECT processor_voided_at FROM transactions WHERE id = $1', [charge.id])).rows[0]
-        .processor_voided_at;
-    expect(await acknowledged()).toBeNull();
+    const awaited = async () =>
+      (await t.db.query('SELECT processor_void_token FROM transactions WHERE id = $1', [charge.id])).rows[0]
+        .processor_void_token;
+    const acknowledged = async () => (await awaited()) === null;
+    const queued = await t.db.query(`SELECT data FROM pgboss.job WHERE data->>'transactionId' = $1`, [charge.id]);
+    expect(queued.rows.map((r: { data: { token: string } }) => r.data.token)).toEqual([await awaited()]);
+    expect(await acknowledged()).toBe(false);
     // The void job never ran: the customer is still charged.
     expect(processor.charged(charge.id)).toBe(true);
 
@@ -369,13 +378,21 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
       throw timeout();
     };
     await service.resendUnacknowledgedVoids(0);
-    expect(await acknowledged()).toBeNull(); // the processor did not answer: sent again next run
+    expect(await acknowledged()).toBe(false); // the processor did not answer: sent again next run
 
     processor.void = voidOf;
     expect(await service.resendUnacknowledgedVoids(60)).toBe(0); // too recent for the sweep
     expect(await service.resendUnacknowledgedVoids(0)).toBeGreaterThanOrEqual(1);
     expect(processor.charged(charge.id)).toBe(false);
-    expect(await acknowledged()).toBeInstanceOf(Date);
+    expect(await acknowledged()).toBe(true);
+  });
+
+  it('answers a failure, not pending, when recording the answer failed for a reason that will not pass, or for a checkout', async () => {
+    settlementFails = new TypeError("Cannot read properties of undefined (reading 'id')");
+    await expect(service.create(sellerId, card)).rejects.toThrow(TypeError);
+    // A checkout's own records were handed over inside the rolled-back settlement: its request answers the error.
+    settlementFails = Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' });
+    await expect(service.create(sellerId, card, 'event_checkout')).rejects.toThrow('lock timeout');
   });
 
   it('answers pending, not an error, when the processor charged but the answer cannot be recorded now', async () => {

@@ -4,7 +4,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuthorizationService } from '../auth/authorization.service';
 import type { Principal } from '../auth/principal';
-import { ApiError, BadRequestError, ConflictError, NotFoundError, ValidationError } from '../common/errors/api-error';
+import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../common/errors/api-error';
+import { isTransientDatabaseError } from '../common/errors/database-errors';
 import {
   keepIdempotencyKeyOpen,
   outsideIdempotencyKey,
@@ -46,6 +47,13 @@ import {
 } from './processor/payment-processor';
 import { SettlementRefused, TransactionSettlements } from './transaction-settlements';
 import { TransactionFilters, TransactionsRepository } from './transactions.repository';
+
+/** The job that tells the processor of a void; `token` names the void for its acknowledgement. */
+interface ProcessorVoid {
+  transactionId: string;
+  reference: string | null;
+  token?: string;
+}
 
 /** How a charge made on behalf of another change (a checkout, a subscription) is made. */
 export interface ChargeOptions {
@@ -99,7 +107,7 @@ export class TransactionsService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.jobs.define<{ transactionId: string; reference: string | null }>({
+    this.jobs.define<ProcessorVoid>({
       name: PROCESSOR_VOID_JOB,
       handler: (charge) => this.tellProcessorVoided(charge),
       queue: { retryLimit: 20, retryDelay: 30, retryBackoff: true },
@@ -275,12 +283,17 @@ export class TransactionsService implements OnModuleInit {
     try {
       return await this.settle(id, charge);
     } catch (error) {
-      if (error instanceof ApiError) throw error;
+      if (!isTransientDatabaseError(error)) throw error;
+      // A checkout's or a subscription's settlement hands its records to its request before the
+      // commit: rolled back, they do not exist, and that request answers the error itself.
+      const tx = await this.transactions.findById(id);
+      if (tx?.source !== 'api') throw error;
       this.logger.error(
         { err: error, transaction: id },
         "The processor's answer could not be recorded; reconciled later",
       );
-      return this.unresolved(id);
+      keepIdempotencyKeyOpen();
+      return this.viewOf(this.dataSource.manager, tx);
     }
   }
 
@@ -341,8 +354,8 @@ export class TransactionsService implements OnModuleInit {
       if (charge && current.status === 'voided' && (charge.status === 'approved' || charge.status === 'pending')) {
         // Voided (by the reconciler, or the seller) while the processor was still answering: undo
         // the charge there, and await the processor's acknowledgement of this void too.
-        await this.queueProcessorVoid(manager, { transactionId: id, reference: charge.reference });
-        await this.transactions.setProcessorVoidedAt(manager, id, null);
+        const token = await this.queueProcessorVoid(manager, { transactionId: id, reference: charge.reference });
+        await this.transactions.awaitVoidAcknowledgement(manager, id, token);
       }
       if (charge?.status === 'voided' && !settled) {
         return this.voidPending(manager, current, 'charge_voided_by_processor');
@@ -427,13 +440,14 @@ export class TransactionsService implements OnModuleInit {
     reason: string,
     reference = pending.processorReference,
   ): Promise<TransactionResponseDto> {
+    const token = await this.queueProcessorVoid(manager, { transactionId: pending.id, reference });
     const voided = await this.transactions.update(manager, pending.id, {
       status: 'voided',
       processorReference: reference,
       voidedAt: new Date(),
       voidReason: reason,
+      processorVoidToken: token,
     });
-    await this.queueProcessorVoid(manager, { transactionId: pending.id, reference });
     const view = await this.viewOf(manager, voided);
     await this.settlements.notify(manager, view, pending.status);
     await this.recordVoided(manager, pending, view);
@@ -461,18 +475,27 @@ export class TransactionsService implements OnModuleInit {
     ]);
   }
 
-  /** Queues the job that tells the processor of a void, in the caller's database transaction. */
+  /**
+   * Queues the job that tells the processor of a void, in the caller's database transaction, and
+   * answers its token: the caller records it as the void the processor has still to acknowledge.
+   */
   private async queueProcessorVoid(
     manager: EntityManager,
     charge: { transactionId: string; reference: string | null },
-  ): Promise<void> {
-    await this.jobs.send(PROCESSOR_VOID_JOB, charge, {}, manager);
+  ): Promise<string> {
+    const token = randomUUID();
+    await this.jobs.send<ProcessorVoid>(PROCESSOR_VOID_JOB, { ...charge, token }, {}, manager);
+    return token;
   }
 
-  /** Tells the processor of a void and records its acknowledgement (throws, to be retried, when it does not answer). */
-  private async tellProcessorVoided(charge: { transactionId: string; reference: string | null }): Promise<void> {
-    await this.processor.void(charge);
-    await this.transactions.setProcessorVoidedAt(this.dataSource.manager, charge.transactionId, new Date());
+  /**
+   * Tells the processor of a void (throws, to be retried, when it does not answer), then records
+   * that it took it, unless a later void of the charge was queued meanwhile (a charge that landed
+   * after an earlier void): that one is still awaited. Jobs queued before tokens existed have none.
+   */
+  private async tellProcessorVoided({ transactionId, reference, token }: ProcessorVoid): Promise<void> {
+    await this.processor.void({ transactionId, reference });
+    if (token) await this.transactions.acknowledgeVoid(transactionId, token);
   }
 
   /**
@@ -497,13 +520,14 @@ export class TransactionsService implements OnModuleInit {
   }
 
   /**
-   * Voids the API's pix and boleto charges still unpaid at the end of their window (`payable_until`):
-   * nothing can pay them any more. Charges made for a checkout or a subscription are left to them
-   * (they expire the order, or cancel the subscription, at the same time). Answers how many.
+   * Voids the pix and boleto charges of the API (and the demo seed) still unpaid at the end of their
+   * window (`payable_until`): nothing can pay them any more. Charges made for a checkout or a
+   * subscription are left to them (they expire the order, or cancel the subscription, at the same
+   * time). Answers how many.
    */
   async expireUnpaid(now: Date): Promise<number> {
     let expired = 0;
-    for await (const due of this.transactions.unpaidDue(now, 'api')) {
+    for await (const due of this.transactions.unpaidDue(now)) {
       try {
         const voided = await this.dataSource.transaction(async (manager) => {
           const current = (await this.transactions.lockById(manager, due.id))!;
@@ -576,11 +600,12 @@ export class TransactionsService implements OnModuleInit {
           `A ${tx.status} transaction cannot be voided; only approved or pending ones can.`,
         );
       }
-      await this.queueProcessorVoid(manager, { transactionId: tx.id, reference: tx.processorReference });
+      const token = await this.queueProcessorVoid(manager, { transactionId: tx.id, reference: tx.processorReference });
       const voided = await this.transactions.update(manager, id, {
         status: 'voided',
         voidedAt: new Date(),
         voidReason: reason ?? null,
+        processorVoidToken: token,
       });
       const view = await this.viewOf(manager, voided);
       await this.settlements.notify(manager, view, tx.status);

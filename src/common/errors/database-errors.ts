@@ -39,6 +39,18 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   return isDatabaseUnavailable(driverError, depth + 1) || isDatabaseUnavailable(cause, depth + 1);
 }
 
+/**
+ * The database refused a statement for now, not for what it says: unreachable, or busy with
+ * concurrent work (serialization failure, deadlock, lock timeout, statement timeout). The same
+ * statement may succeed later.
+ */
+export function isTransientDatabaseError(error: unknown): boolean {
+  if (isDatabaseUnavailable(error)) return true;
+  const { code, driverError } = (error ?? {}) as { code?: unknown; driverError?: { code?: unknown } };
+  const sqlState = driverError?.code ?? code;
+  return sqlState === '40001' || sqlState === '40P01' || sqlState === '55P03' || sqlState === '57014';
+}
+
 /** A unique constraint refused the row (PostgreSQL 23505); given `constraint`, only that one. */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
   return isViolation(error, '23505', constraint);

@@ -126,7 +126,10 @@ export class Transaction {
   @Column('text', { name: 'void_reason', nullable: true })
   voidReason: string | null;
 
-  /** When the processor acknowledged the void; null while it has not (or for a charge never voided). */
-  @Column('timestamptz', { name: 'processor_voided_at', nullable: true })
-  processorVoidedAt: Date | null;
+  /**
+   * The void the processor has still to acknowledge: the token of the latest void job queued for
+   * the charge; null once the processor took it (or for a charge never voided).
+   */
+  @Column('uuid', { name: 'processor_void_token', nullable: true })
+  processorVoidToken: string | null;
 }
