@@ -76,6 +76,20 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
     }
   };
 
+  /** Starts a card charge the processor answers (as `answerWith` says) only when the test calls `answer`. */
+  const chargeAnsweredLater = async (
+    answerWith: (request: ChargeRequest) => ChargeResult = (r) => processor.take(r),
+  ) => {
+    let answer!: () => void;
+    processor.behaviour = (request) =>
+      new Promise<ChargeResult>((resolve) => {
+        answer = () => resolve(answerWith(request));
+      });
+    const creating = service.create(sellerId, { ...card, description: expect.getState().currentTestName });
+    const id = await pendingNamed(expect.getState().currentTestName!);
+    return { id, creating, answer: () => answer() };
+  };
+
   it('a timeout leaves the charge pending, and the reconciler voids what the processor never received', async () => {
     processor.behaviour = async () => {
       throw timeout();
@@ -195,13 +209,7 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
   });
 
   it('an answer arriving after the reconciler voided the charge is undone at the processor', async () => {
-    let answer!: () => void;
-    processor.behaviour = (request) =>
-      new Promise<ChargeResult>((resolve) => {
-        answer = () => resolve(processor.take(request));
-      });
-    const creating = service.create(sellerId, { ...card, description: expect.getState().currentTestName });
-    const id = await pendingNamed(expect.getState().currentTestName!);
+    const { id, creating, answer } = await chargeAnsweredLater();
     await reconcile(); // the processor has not charged yet: the reconciler gives the charge up
     expect(await stored(id)).toMatchObject({ status: 'voided', void_reason: 'charge_interrupted' });
 
@@ -221,13 +229,11 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
   });
 
   it('a late decline after the reconciler voided the charge asks nothing more of the processor', async () => {
-    let answer!: () => void;
-    processor.behaviour = (request) =>
-      new Promise<ChargeResult>((resolve) => {
-        answer = () => resolve({ status: 'declined', reference: `fake_${request.transactionId}`, declineReason: 'x' });
-      });
-    const creating = service.create(sellerId, { ...card, description: expect.getState().currentTestName });
-    const id = await pendingNamed(expect.getState().currentTestName!);
+    const { id, creating, answer } = await chargeAnsweredLater((request) => ({
+      status: 'declined',
+      reference: `fake_${request.transactionId}`,
+      declineReason: 'x',
+    }));
     await reconcile();
     answer();
     expect(await creating).toMatchObject({ id, status: 'voided' });
@@ -253,13 +259,7 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
   });
 
   it('a card charge the seller voids while the processor is answering is announced with its void, and undone there', async () => {
-    let answer!: () => void;
-    processor.behaviour = (request) =>
-      new Promise<ChargeResult>((resolve) => {
-        answer = () => resolve(processor.take(request));
-      });
-    const creating = service.create(sellerId, { ...card, description: expect.getState().currentTestName });
-    const id = await pendingNamed(expect.getState().currentTestName!);
+    const { id, creating, answer } = await chargeAnsweredLater();
     expect(await service.void(sellerId, id, 'changed my mind')).toMatchObject({ id, status: 'voided' });
     const outbox = await t.db.query(`SELECT type, data FROM outbox_events WHERE data->>'id' = $1 ORDER BY seq`, [id]);
     expect(outbox.rows.map((r: { type: string; data: { status: string } }) => [r.type, r.data.status])).toEqual([
