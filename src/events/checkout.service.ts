@@ -17,6 +17,7 @@ import { MailService } from '../mail/mail.service';
 import { normaliseDocument } from '../sellers/document';
 import { SellersService } from '../sellers/sellers.service';
 import type { CreateTransactionDto, TransactionResponseDto } from '../transactions/dto/transaction.dto';
+import { boletoPayableUntil, dateInDays } from '../transactions/processor/payment-processor';
 import { TransactionSettlementListener, TransactionSettlements } from '../transactions/transaction-settlements';
 import { ChargeOptions, TransactionsService } from '../transactions/transactions.service';
 import { recordEvent } from '../webhooks/outbox';
@@ -39,11 +40,9 @@ const BOLETO_DAYS = 3;
  * the process died during it): released when the charge is settled, or after 30 minutes.
  */
 export function holdUntil(paymentType: string, now: Date): Date {
-  if (paymentType !== 'boleto') return new Date(now.getTime() + 30 * 60_000);
-  const dueDayEnd = new Date(now);
-  dueDayEnd.setUTCHours(0, 0, 0, 0);
-  dueDayEnd.setUTCDate(dueDayEnd.getUTCDate() + BOLETO_DAYS + 1);
-  return dueDayEnd;
+  return paymentType === 'boleto'
+    ? boletoPayableUntil(dateInDays(BOLETO_DAYS, now))
+    : new Date(now.getTime() + 30 * 60_000);
 }
 
 const EXPIRE_JOB = 'events.expire-orders';

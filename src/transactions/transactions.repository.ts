@@ -164,46 +164,48 @@ export class TransactionsRepository {
   /**
    * Pending pix and boleto charges whose window to be paid ended by `now`, of the sources whose
    * charges the transactions service expires itself (the API's and the demo seed's; a checkout or
-   * a subscription expires its own), oldest first, read a batch at a time (each batch after the
-   * last row read, so that one the caller could not change is not read again in the same walk).
+   * a subscription expires its own), oldest first.
    */
-  async *unpaidDue(now: Date): AsyncGenerator<{ id: string }> {
-    let after: string | null = null;
-    for (;;) {
-      const rows: Array<{ id: string }> = await this.dataSource.query(
-        `SELECT id FROM transactions
-          WHERE status = 'pending' AND payable_until IS NOT NULL AND source IN ('api', 'seed') AND payable_until <= $1
-            AND ($2::uuid IS NULL OR (payable_until, id) > (SELECT payable_until, id FROM transactions WHERE id = $2))
-          ORDER BY payable_until, id LIMIT ${FOLLOW_UP_BATCH}`,
-        [now, after],
-      );
-      yield* rows;
-      if (rows.length < FOLLOW_UP_BATCH) return;
-      after = rows[rows.length - 1].id;
-    }
+  unpaidDue(now: Date): AsyncGenerator<{ id: string }> {
+    return this.inBatches(
+      `SELECT id FROM transactions
+        WHERE status = 'pending' AND payable_until IS NOT NULL AND source IN ('api', 'seed') AND payable_until <= $2
+          AND ($1::uuid IS NULL OR (payable_until, id) > (SELECT payable_until, id FROM transactions WHERE id = $1))
+        ORDER BY payable_until, id`,
+      [now],
+    );
   }
 
   /**
    * Voided charges whose void the processor has not acknowledged, voided over `olderThanMinutes`
-   * ago, oldest first, read a batch at a time (as unpaidDue), with the token of their latest void.
+   * ago, oldest first, with the token of their latest void.
    */
   async *unacknowledgedVoids(
     olderThanMinutes: number,
   ): AsyncGenerator<{ transactionId: string; reference: string | null; token: string }> {
+    const rows = this.inBatches<{ id: string; processor_reference: string | null; processor_void_token: string }>(
+      `SELECT id, processor_reference, processor_void_token FROM transactions
+        WHERE status = 'voided' AND processor_void_token IS NOT NULL
+          AND voided_at < now() - make_interval(mins => $2)
+          AND ($1::uuid IS NULL OR (voided_at, id) > (SELECT voided_at, id FROM transactions WHERE id = $1))
+        ORDER BY voided_at, id`,
+      [olderThanMinutes],
+    );
+    for await (const row of rows) {
+      yield { transactionId: row.id, reference: row.processor_reference, token: row.processor_void_token };
+    }
+  }
+
+  /**
+   * The rows of `query` a batch at a time, each batch after the last row read (`$1`: its id, null
+   * at first; `params` from `$2`), so that a row the caller could not change is not read again in
+   * the same walk. `query` orders its rows by the keyset it compares with `$1`'s row.
+   */
+  private async *inBatches<T extends { id: string }>(query: string, params: unknown[]): AsyncGenerator<T> {
     let after: string | null = null;
     for (;;) {
-      const rows: Array<{ id: string; processor_reference: string | null; processor_void_token: string }> =
-        await this.dataSource.query(
-          `SELECT id, processor_reference, processor_void_token FROM transactions
-            WHERE status = 'voided' AND processor_void_token IS NOT NULL
-              AND voided_at < now() - make_interval(mins => $1)
-              AND ($2::uuid IS NULL OR (voided_at, id) > (SELECT voided_at, id FROM transactions WHERE id = $2))
-            ORDER BY voided_at, id LIMIT ${FOLLOW_UP_BATCH}`,
-          [olderThanMinutes, after],
-        );
-      for (const row of rows) {
-        yield { transactionId: row.id, reference: row.processor_reference, token: row.processor_void_token };
-      }
+      const rows: T[] = await this.dataSource.query(`${query} LIMIT ${FOLLOW_UP_BATCH}`, [after, ...params]);
+      yield* rows;
       if (rows.length < FOLLOW_UP_BATCH) return;
       after = rows[rows.length - 1].id;
     }

@@ -292,15 +292,15 @@ export class TransactionsService implements OnModuleInit {
         { err: error, transaction: id },
         "The processor's answer could not be recorded; reconciled later",
       );
-      keepIdempotencyKeyOpen();
-      return this.viewOf(this.dataSource.manager, tx);
+      return this.unresolved(tx);
     }
   }
 
   /** The answer to a charge whose outcome is unknown: the pending transaction; the key stays open. */
-  private async unresolved(id: string): Promise<TransactionResponseDto> {
+  private async unresolved(charge: string | Transaction): Promise<TransactionResponseDto> {
     keepIdempotencyKeyOpen();
-    return this.viewOf(this.dataSource.manager, (await this.transactions.findById(id))!);
+    const tx = typeof charge === 'string' ? (await this.transactions.findById(charge))! : charge;
+    return this.viewOf(this.dataSource.manager, tx);
   }
 
   /**
@@ -358,7 +358,7 @@ export class TransactionsService implements OnModuleInit {
         await this.transactions.awaitVoidAcknowledgement(manager, id, token);
       }
       if (charge?.status === 'voided' && !settled) {
-        return this.voidPending(manager, current, 'charge_voided_by_processor');
+        return this.writeVoid(manager, current, 'charge_voided_by_processor');
       }
       return this.viewOf(manager, current);
     });
@@ -373,7 +373,7 @@ export class TransactionsService implements OnModuleInit {
     return requestTransaction(this.dataSource, async (manager) => {
       const current = (await this.transactions.lockById(manager, id))!;
       if (current.status !== 'pending') return this.viewOf(manager, current);
-      return this.voidPending(manager, current, reason, reference);
+      return this.writeVoid(manager, current, reason, reference);
     });
   }
 
@@ -422,7 +422,7 @@ export class TransactionsService implements OnModuleInit {
       await this.dataSource.transaction(async (manager) => {
         const current = (await this.transactions.lockById(manager, id))!;
         if (current.status === 'pending' && current.processorReference === null) {
-          await this.voidPending(manager, current, 'charge_interrupted');
+          await this.writeVoid(manager, current, 'charge_interrupted');
         }
       });
     }
@@ -430,18 +430,19 @@ export class TransactionsService implements OnModuleInit {
   }
 
   /**
-   * Voids a pending charge (locked by the caller) that was not paid: interrupted, refused, given up
-   * by the processor, or not paid in time. The processor is told (a late charge is undone);
-   * `reference` is the processor's, when its answer came but was not recorded.
+   * Voids a pending or approved transaction locked by the caller (a seller's void; a charge
+   * interrupted, refused, given up by the processor, or not paid in time), with its listeners and
+   * events, and queues the processor's void (a late charge is undone too). `reference` is the
+   * processor's, when its answer came but was not recorded.
    */
-  private async voidPending(
+  private async writeVoid(
     manager: EntityManager,
-    pending: Transaction,
-    reason: string,
-    reference = pending.processorReference,
+    before: Transaction,
+    reason: string | null,
+    reference = before.processorReference,
   ): Promise<TransactionResponseDto> {
-    const token = await this.queueProcessorVoid(manager, { transactionId: pending.id, reference });
-    const voided = await this.transactions.update(manager, pending.id, {
+    const token = await this.queueProcessorVoid(manager, { transactionId: before.id, reference });
+    const voided = await this.transactions.update(manager, before.id, {
       status: 'voided',
       processorReference: reference,
       voidedAt: new Date(),
@@ -449,8 +450,8 @@ export class TransactionsService implements OnModuleInit {
       processorVoidToken: token,
     });
     const view = await this.viewOf(manager, voided);
-    await this.settlements.notify(manager, view, pending.status);
-    await this.recordVoided(manager, pending, view);
+    await this.settlements.notify(manager, view, before.status);
+    await this.recordVoided(manager, before, view);
     return view;
   }
 
@@ -532,7 +533,7 @@ export class TransactionsService implements OnModuleInit {
         const voided = await this.dataSource.transaction(async (manager) => {
           const current = (await this.transactions.lockById(manager, due.id))!;
           if (current.status !== 'pending') return false;
-          await this.voidPending(manager, current, PAYMENT_EXPIRED);
+          await this.writeVoid(manager, current, PAYMENT_EXPIRED);
           return true;
         });
         if (voided) expired++;
@@ -600,16 +601,7 @@ export class TransactionsService implements OnModuleInit {
           `A ${tx.status} transaction cannot be voided; only approved or pending ones can.`,
         );
       }
-      const token = await this.queueProcessorVoid(manager, { transactionId: tx.id, reference: tx.processorReference });
-      const voided = await this.transactions.update(manager, id, {
-        status: 'voided',
-        voidedAt: new Date(),
-        voidReason: reason ?? null,
-        processorVoidToken: token,
-      });
-      const view = await this.viewOf(manager, voided);
-      await this.settlements.notify(manager, view, tx.status);
-      await this.recordVoided(manager, tx, view);
+      const view = await this.writeVoid(manager, tx, reason ?? null);
       await recordAudit(manager, {
         action: 'transaction.voided',
         sellerId,

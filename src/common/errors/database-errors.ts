@@ -45,10 +45,19 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
  * statement may succeed later.
  */
 export function isTransientDatabaseError(error: unknown): boolean {
-  if (isDatabaseUnavailable(error)) return true;
+  if (isDatabaseUnavailable(error) || isBusyWithConcurrentUpdates(error)) return true;
+  return sqlStateOf(error) === '57014';
+}
+
+/** A statement lost to concurrent updates: serialization failure (40001), deadlock (40P01), lock timeout (55P03). */
+export function isBusyWithConcurrentUpdates(error: unknown): boolean {
+  const sqlState = sqlStateOf(error);
+  return sqlState === '40001' || sqlState === '40P01' || sqlState === '55P03';
+}
+
+function sqlStateOf(error: unknown): unknown {
   const { code, driverError } = (error ?? {}) as { code?: unknown; driverError?: { code?: unknown } };
-  const sqlState = driverError?.code ?? code;
-  return sqlState === '40001' || sqlState === '40P01' || sqlState === '55P03' || sqlState === '57014';
+  return driverError?.code ?? code;
 }
 
 /** A unique constraint refused the row (PostgreSQL 23505); given `constraint`, only that one. */

@@ -2,7 +2,7 @@ import { HttpException } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
 import { QueryFailedError } from 'typeorm';
 import { ApiError, FieldErrors, SecretNotReplayableError } from './api-error';
-import { isDatabaseUnavailable } from './database-errors';
+import { isBusyWithConcurrentUpdates, isDatabaseUnavailable } from './database-errors';
 
 /** The error body of API.md section 1, the only shape any 4xx or 5xx answer has. */
 export interface ErrorBody {
@@ -89,7 +89,7 @@ export function toErrorResponse(error: unknown, requestId: string): ErrorRespons
   }
   if (error instanceof QueryFailedError) {
     const code = (error.driverError as { code?: string } | undefined)?.code;
-    if (code === '40001' || code === '40P01' || code === '55P03') {
+    if (isBusyWithConcurrentUpdates(error)) {
       return build(503, 'service_unavailable', 'The service is busy with concurrent updates. Try again.', {
         headers: { 'retry-after': '1' },
       });

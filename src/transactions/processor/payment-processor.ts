@@ -68,12 +68,18 @@ export interface PaymentInstructions {
  */
 export function payableUntilOf({ pix, boleto }: PaymentInstructions): Date | null {
   if (pix) return new Date(pix.expires_at);
-  if (boleto) {
-    const end = new Date(`${boleto.due_date}T00:00:00.000Z`);
-    end.setUTCDate(end.getUTCDate() + 1);
-    return end;
-  }
+  if (boleto) return boletoPayableUntil(boleto.due_date);
   return null;
+}
+
+/** The end (UTC) of a boleto's due date (YYYY-MM-DD): until when it can be paid. */
+export function boletoPayableUntil(dueDate: string): Date {
+  return new Date(`${dateInDays(1, new Date(`${dueDate}T00:00:00.000Z`))}T00:00:00.000Z`);
+}
+
+/** The UTC calendar date `days` after `from` (YYYY-MM-DD). */
+export function dateInDays(days: number, from = new Date()): string {
+  return new Date(from.getTime() + days * 86_400_000).toISOString().slice(0, 10);
 }
 
 /** What the processor holds of a charge: its result, or voided since. */

@@ -33,8 +33,3 @@ export function sandboxDigitableLine(id: string, amount: Cents): string {
     .slice(0, 33);
   return `${digits}${'9999'}${String(amount).padStart(10, '0')}`.slice(0, 47);
 }
-
-/** The UTC calendar date `days` after `from` (YYYY-MM-DD). */
-export function dateInDays(days: number, from = new Date()): string {
-  return new Date(from.getTime() + days * 86_400_000).toISOString().slice(0, 10);
-}

@@ -1,10 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { detectBrand } from './card';
-import { CardData, CardToken, ChargeRequest, ChargeResult, ChargeStatus, PaymentProcessor } from './payment-processor';
+import {
+  CardData,
+  CardToken,
+  ChargeRequest,
+  ChargeResult,
+  ChargeStatus,
+  dateInDays,
+  PaymentProcessor,
+} from './payment-processor';
 import { SandboxCardTokensRepository } from './sandbox-card-tokens.repository';
 import { SandboxChargesRepository } from './sandbox-charges.repository';
-import { dateInDays, sandboxDigitableLine, sandboxPixCode } from './sandbox-codes';
+import { sandboxDigitableLine, sandboxPixCode } from './sandbox-codes';
 
 /** How long a sandbox pix charge can be paid when its caller names no window. */
 const PIX_DEFAULT_MINUTES = 30;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { payableUntilOf } from '../../transactions/processor/payment-processor';
-import { dateInDays, sandboxDigitableLine, sandboxPixCode } from '../../transactions/processor/sandbox-codes';
+import { boletoPayableUntil, dateInDays } from '../../transactions/processor/payment-processor';
+import { sandboxDigitableLine, sandboxPixCode } from '../../transactions/processor/sandbox-codes';
 import { BankingPort, DepositInstructions, DepositRequest, PayoutOutcome, PayoutRequest } from './banking-port';
 
 /** Payouts to this PIX key fail in the sandbox, so clients can test the reversal. */
@@ -30,11 +30,12 @@ export class SandboxBank implements BankingPort {
         expiresAt,
       };
     }
-    const boleto = {
-      digitable_line: sandboxDigitableLine(request.depositId, request.amount),
-      due_date: dateInDays(BOLETO_DAYS, request.at),
+    const dueDate = dateInDays(BOLETO_DAYS, request.at);
+    return {
+      pix: null,
+      boleto: { digitable_line: sandboxDigitableLine(request.depositId, request.amount), due_date: dueDate },
+      expiresAt: boletoPayableUntil(dueDate),
     };
-    return { pix: null, boleto, expiresAt: payableUntilOf({ boleto })! };
   }
 
   async payOut(request: PayoutRequest): Promise<PayoutOutcome> {
