@@ -1,5 +1,5 @@
 import { Query, Result, type ClientConfig, type FieldDef, type QueryResult } from 'pg';
-import type { EntityManager } from 'typeorm';
+import { QueryFailedError, type EntityManager } from 'typeorm';
 import { DeadlineClient } from './pg-options';
 
 /**
@@ -20,6 +20,12 @@ import { DeadlineClient } from './pg-options';
  *   connection (see `preparedName`), not at every execution, and the description of its rows is
  *   decoded once per connection too (see `RowShape`).
  *
+ * - **Commit with the last statement** (`commitWithStatement`): a transaction whose last
+ *   statement is known sends COMMIT right behind it, in the same write, so that the rows it
+ *   locks are held only while the server runs it, never across a round trip to this process
+ *   and back (under load, a turn of a busy event loop: every other transaction wanting those
+ *   rows waits that long too).
+ *
  * A COMMIT that the server answers with ROLLBACK (the transaction was aborted by an error the
  * caller did not propagate) throws instead of passing for a commit.
  *
@@ -35,6 +41,8 @@ export class PipelinedClient extends DeadlineClient {
   private deferred: Array<Promise<unknown>> = [];
   private deferredFailure: unknown = null;
   private corked = false;
+  /** The COMMIT sent behind the transaction's last statement (commitWith), until the transaction ends. */
+  private committing: Promise<QueryResult> | null = null;
   private readonly rowShapes = new Map<string, RowShape>();
 
   /** `preparedStatements: false` in the config: statements are not prepared (see `preparedName`). */
@@ -51,10 +59,15 @@ export class PipelinedClient extends DeadlineClient {
         this.beginPending = true;
         this.deferred = [];
         this.deferredFailure = null;
+        this.committing = null;
         return Promise.resolve(emptyResult('BEGIN'));
       }
-      if (text === 'COMMIT') return this.end_('COMMIT');
-      if (text === 'ROLLBACK') return this.end_('ROLLBACK');
+      if (text === 'COMMIT' || text === 'ROLLBACK') {
+        return this.committing ? this.endCommitted(text) : this.end_(text);
+      }
+    }
+    if (this.committing) {
+      return Promise.reject(new Error('A statement after the last statement of a transaction, which has committed'));
     }
     this.coalesceWrites();
     this.sendPendingBegin();
@@ -83,6 +96,32 @@ export class PipelinedClient extends DeadlineClient {
         if ((error as { code?: string }).code === '0A000') replan(text);
         this.deferredFailure ??= error;
       }),
+    );
+  }
+
+  /**
+   * Sends the transaction's last statement and COMMIT behind it in the same write; answers the
+   * statement's result. The caller's COMMIT (or ROLLBACK, when its work failed after this
+   * statement) then answers that COMMIT's outcome instead of sending anything: if the statement
+   * failed, the server has rolled the transaction back; if it succeeded, the transaction has
+   * committed, whatever the caller does next.
+   */
+  commitWith(text: string, values: unknown[]): Promise<QueryResult> {
+    const result = this.query(text, values) as Promise<QueryResult>;
+    this.committing = this.end_('COMMIT');
+    this.committing.catch(() => undefined); // read by endCommitted
+    return result;
+  }
+
+  private async endCommitted(command: 'COMMIT' | 'ROLLBACK'): Promise<QueryResult> {
+    const committing = this.committing!;
+    this.committing = null;
+    if (command === 'COMMIT') return committing;
+    // The caller's work failed after its last statement: when that statement failed too, the
+    // server rolled back; when it did not, the change stands and the caller reports its error.
+    return committing.then(
+      () => emptyResult('ROLLBACK'),
+      () => emptyResult('ROLLBACK'),
     );
   }
 
@@ -255,6 +294,37 @@ function replan(text: string): void {
 
 function emptyResult(command: string): QueryResult {
   return { command, rowCount: null, oid: 0, rows: [], fields: [] };
+}
+
+const MORE_TO_WRITE = 'moreToWriteAfterWork';
+
+/**
+ * Marks the caller's transaction as one that writes more after its work's statements (the
+ * request's answer, see requestTransaction): `commitWithStatement` then leaves the COMMIT to it.
+ */
+export function writesAfterWork(manager: EntityManager): void {
+  manager.queryRunner!.data[MORE_TO_WRITE] = true;
+}
+
+/**
+ * Runs the last statement of the caller's transaction and sends COMMIT with it (see
+ * PipelinedClient.commitWith): nothing may be written in the transaction after it, and once it
+ * succeeded the change has committed (or fails at COMMIT, which the transaction's end reports).
+ * Answers the statement's rows. A transaction marked by `writesAfterWork`, a nested one, or one on
+ * a connection that is not pipelined runs it as a plain statement and commits at its end as usual.
+ */
+export async function commitWithStatement<T>(manager: EntityManager, text: string, values: unknown[]): Promise<T[]> {
+  const runner = manager.queryRunner as (EntityManager['queryRunner'] & { transactionDepth?: number }) | undefined;
+  if (!runner?.isTransactionActive) throw new Error('commitWithStatement runs inside a database transaction');
+  const connection = (runner as unknown as { databaseConnection?: unknown }).databaseConnection;
+  if (connection instanceof PipelinedClient && runner.transactionDepth === 1 && !runner.data[MORE_TO_WRITE]) {
+    try {
+      return (await connection.commitWith(text, values)).rows as T[];
+    } catch (error) {
+      throw new QueryFailedError(text, values, error as Error); // as TypeORM's own query reports it
+    }
+  }
+  return (await manager.query(text, values)) as T[];
 }
 
 /**

@@ -3,8 +3,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { centsFromDb, Cents } from '../common/money/money';
 import { keysetSql, PageRequest } from '../common/pagination/pagination';
+import { commitWithStatement } from '../database/pipelined-client';
 import { visibilityHorizon } from '../database/visibility-horizon';
 import { HttpMetrics } from '../metrics/http-metrics';
+import type { EventType } from '../webhooks/outbox';
+import { markOutboxWritten } from '../webhooks/outbox-signal';
 
 export type LineType = 'deposit' | 'payment' | 'transfer_out' | 'transfer_in' | 'reversal' | 'external';
 export type EntryKind = 'deposit' | 'payment' | 'transfer' | 'reversal';
@@ -98,15 +101,32 @@ const POSTING_COLUMNS = `l.id, l.account_line, l.account_id, a.seller_id, l.entr
 const POSTING_FROM = `ledger_lines l JOIN journal_entries e ON e.id = l.entry_id
   JOIN ledger_accounts a ON a.id = l.account_id LEFT JOIN payouts p ON p.entry_id = l.entry_id`;
 
+/** Cents as the API writes money (formatMoney, src/common/money/money.ts) for a non-negative bigint column. */
+const MONEY_TEXT = (cents: string) => `(${cents} / 100)::text || '.' || lpad((${cents} % 100)::text, 2, '0')`;
+
 /**
  * One movement, posted: $1 kind, $2 seller, $3 acting account, $4 description, $5 external
- * reference, $6 the lines (JSON). The seller of each line's account is read by its primary key:
- * a join with the function's rows (planned as 1,000 of them) read the whole accounts table on
- * every posting. Exported for the ledger benchmark, which runs it through pgbench.
+ * reference, $6 the lines (JSON), with its outbox events in the same statement when $7 (the
+ * event type) is set: one per virtual-account line, whose data is the line's posting view
+ * (PostingResponseDto.of; $8 its status), so the movement needs nothing from this process
+ * between its lines and its events. The seller of each line's account is read by its primary
+ * key: a join with the function's rows (planned as 1,000 of them) read the whole accounts table
+ * on every posting. Exported for the ledger benchmark, which runs it through pgbench.
  */
-export const POST_MOVEMENT = `SELECT l.*, (SELECT a.seller_id FROM ledger_accounts a WHERE a.id = l.account_id) AS seller_id,
-    $4::text AS description
-  FROM ledger_post($1, $2, $3, $4, $5, $6) AS l`;
+export const POST_MOVEMENT = `WITH posted AS (
+    SELECT l.*, (SELECT a.seller_id FROM ledger_accounts a WHERE a.id = l.account_id) AS seller_id,
+      $4::text AS description
+    FROM ledger_post($1, $2, $3, $4, $5, $6) AS l
+  ), events AS (
+    INSERT INTO outbox_events (type, seller_id, data)
+    SELECT $7::text, p.seller_id, jsonb_build_object(
+      'id', p.id, 'virtual_account', p.account_id, 'type', p.type, 'amount', ${MONEY_TEXT('abs(p.amount)')},
+      'balance_after', ${MONEY_TEXT('p.balance_after')}, 'description', p.description, 'counterparty', p.counterparty,
+      'journal_entry', p.entry_id, 'status', $8::text, 'failure_reason', NULL,
+      'created_at', to_char(p.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+    FROM posted p WHERE $7::text IS NOT NULL AND p.type <> 'external'
+  )
+  SELECT * FROM posted`;
 
 /** The SQL of the ledger. Virtual-account reads name the seller; writes run in the caller's transaction. */
 @Injectable()
@@ -160,9 +180,12 @@ export class LedgerRepository {
 
   /**
    * Posts one movement with the database function ledger_post (migrations/1763800100001-ledger-functions.sql):
-   * balances moved in ascending id order, journal entry and lines, in one statement of the
-   * caller's transaction. Answers the lines written, or the reason the movement was refused
-   * (the transaction is then aborted: the caller must end it).
+   * balances moved in ascending id order, journal entry and lines, and the movement's posting
+   * events (`events`: each virtual-account line's posting view with that status, as
+   * PostingResponseDto.of writes it), in one statement of the caller's transaction. With `last`,
+   * the statement is the transaction's last and takes the COMMIT with it (commitWithStatement):
+   * the accounts' rows are locked only while PostgreSQL runs it. Answers the lines written, or the
+   * reason the movement was refused (the transaction is then aborted: the caller must end it).
    */
   async post(
     manager: EntityManager,
@@ -173,24 +196,32 @@ export class LedgerRepository {
       description: string | null;
       externalReference: string | null;
       lines: NewLine[];
+      events?: { type: EventType; status: PostingStatus };
     },
+    options: { last?: boolean } = {},
   ): Promise<PostedLine[] | Refusal> {
+    const values = [
+      movement.kind,
+      movement.sellerId,
+      movement.actingAccountId,
+      movement.description,
+      movement.externalReference,
+      JSON.stringify(
+        movement.lines.map((l) => ({
+          account_id: l.accountId,
+          type: l.type,
+          amount: l.amount,
+          counterparty: l.counterparty,
+        })),
+      ),
+      movement.events?.type ?? null,
+      movement.events?.status ?? null,
+    ];
     try {
-      const rows: LineDbRow[] = await manager.query(POST_MOVEMENT, [
-        movement.kind,
-        movement.sellerId,
-        movement.actingAccountId,
-        movement.description,
-        movement.externalReference,
-        JSON.stringify(
-          movement.lines.map((l) => ({
-            account_id: l.accountId,
-            type: l.type,
-            amount: l.amount,
-            counterparty: l.counterparty,
-          })),
-        ),
-      ]);
+      if (movement.events) markOutboxWritten(manager);
+      const rows: LineDbRow[] = options.last
+        ? await commitWithStatement(manager, POST_MOVEMENT, values)
+        : await manager.query(POST_MOVEMENT, values);
       this.metrics.ledgerPosted(movement.kind);
       return rows.map(toLine);
     } catch (error) {

@@ -9,7 +9,6 @@ import { instantOf } from '../common/validation/date-time.decorator';
 import { retryOnConflict } from '../database/retry';
 import { JobQueue } from '../jobs/job-queue.service';
 import { normaliseDocument } from '../sellers/document';
-import { recordEvent, recordEvents } from '../webhooks/outbox';
 import { BANKING_PORT, BankingPort, PayoutDestination } from './banking/banking-port';
 import {
   PayDto,
@@ -147,29 +146,28 @@ export class VirtualAccountsService {
     if (target === id) throw new BadRequestError('same_account', 'A virtual account cannot transfer to itself.');
     return retryOnConflict(() =>
       requestTransaction(this.dataSource, async (manager) => {
+        // The whole transfer is one statement, sent with its COMMIT: each side's seller hears of
+        // its own posting (the events are written with the lines).
         const lines = postedOrThrow(
-          await this.ledger.post(manager, {
-            kind: 'transfer',
-            sellerId,
-            actingAccountId: id,
-            description,
-            externalReference: null,
-            lines: [
-              { accountId: id, type: 'transfer_out', amount: -amount, counterparty: { virtual_account: target } },
-              { accountId: target, type: 'transfer_in', amount, counterparty: { virtual_account: id } },
-            ],
-          }),
+          await this.ledger.post(
+            manager,
+            {
+              kind: 'transfer',
+              sellerId,
+              actingAccountId: id,
+              description,
+              externalReference: null,
+              lines: [
+                { accountId: id, type: 'transfer_out', amount: -amount, counterparty: { virtual_account: target } },
+                { accountId: target, type: 'transfer_in', amount, counterparty: { virtual_account: id } },
+              ],
+              events: { type: 'virtual_account.transfer', status: 'completed' },
+            },
+            { last: true },
+          ),
         );
-        const postings = lines.map((line) => ({
-          line,
-          view: PostingResponseDto.of({ ...line, status: 'completed', failureReason: null }),
-        }));
-        // Each side's seller hears of its own posting.
-        await recordEvents(
-          manager,
-          postings.map(({ line, view }) => ({ type: 'virtual_account.transfer', sellerId: line.sellerId, data: view })),
-        );
-        return postings.find(({ line }) => line.accountId === id)!.view;
+        const line = lines.find((l) => l.accountId === id)!;
+        return PostingResponseDto.of({ ...line, status: 'completed', failureReason: null });
       }),
     );
   }
@@ -204,6 +202,10 @@ export class VirtualAccountsService {
                 counterparty: { virtual_account: payout.accountId },
               },
             ],
+            events: {
+              type: payout.kind === 'payment' ? 'virtual_account.payment' : 'virtual_account.transfer',
+              status: 'processing',
+            },
           }),
         );
         const posted = lines.find((line) => line.accountId === payout.accountId)!;
@@ -217,14 +219,7 @@ export class VirtualAccountsService {
           provider: this.bank.name,
         });
         await this.jobs.send<PayoutJob>(PAYOUT_JOB, { payoutId }, {}, manager);
-        const view = PostingResponseDto.of({ ...posted, status: 'processing', failureReason: null });
-        await recordEvent(
-          manager,
-          payout.kind === 'payment' ? 'virtual_account.payment' : 'virtual_account.transfer',
-          payout.sellerId,
-          view,
-        );
-        return view;
+        return PostingResponseDto.of({ ...posted, status: 'processing', failureReason: null });
       }),
     );
   }

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DataSource, EntityManager } from 'typeorm';
+import { writesAfterWork } from '../../database/pipelined-client';
 import { currentRequest } from '../context/request-context';
 import { ConflictError } from '../errors/api-error';
 
@@ -53,7 +54,8 @@ export function claimLapsed(): ConflictError {
  * When the request carries an `Idempotency-Key`, the value returned by `work` is recorded as
  * the key's answer (with the route's success status) inside the same transaction, before
  * commit: a crash leaves both the change and its answer, or neither. Only the first such
- * transaction of a request answers. Outside a request (jobs, CLI, service tests) it is a plain
+ * transaction of a request answers (so a statement sent with the COMMIT, `commitWithStatement`,
+ * leaves the COMMIT to the answer). Outside a request (jobs, CLI, service tests) it is a plain
  * transaction.
  */
 export async function requestTransaction<T>(
@@ -63,6 +65,7 @@ export async function requestTransaction<T>(
   const claim = currentClaim();
   const answers = claim !== undefined && !claim.answered && !claim.provisional;
   const result = await dataSource.transaction(async (manager) => {
+    if (answers) writesAfterWork(manager);
     const value = await work(manager);
     if (answers) await claim.answer(manager, value);
     return value;
