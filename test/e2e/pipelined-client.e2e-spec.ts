@@ -1,7 +1,12 @@
 import { Client, Result } from 'pg';
 import { DataSource } from 'typeorm';
 import { poolOptions } from '../../src/database/pg-options';
-import { deferStatement, PipelinedClient } from '../../src/database/pipelined-client';
+import {
+  commitWithStatement,
+  deferStatement,
+  PipelinedClient,
+  writesAfterWork,
+} from '../../src/database/pipelined-client';
 import { createTestDatabase, dropTestDatabase } from '../support/database';
 
 /**
@@ -188,6 +193,82 @@ describe('PipelinedClient', () => {
     } finally {
       await unprepared.destroy();
     }
+  });
+
+  describe('a last statement sent with its COMMIT (commitWithStatement)', () => {
+    it('commits with the statement: the change, deferred statements included, is visible before the transaction ends', async () => {
+      let seenInside: unknown[] = [];
+      const answered = await dataSource.transaction(async (manager) => {
+        await deferStatement(manager, `INSERT INTO pipelined VALUES ($1, $2)`, [1, 'deferred']);
+        const inserted = await commitWithStatement<{ id: number }>(
+          manager,
+          `INSERT INTO pipelined VALUES ($1, $2) RETURNING id`,
+          [2, 'last'],
+        );
+        seenInside = await rows(); // another connection, while this transaction's work still runs
+        return inserted;
+      });
+      expect(answered).toEqual([{ id: 2 }]);
+      const both = [
+        { id: 1, note: 'deferred' },
+        { id: 2, note: 'last' },
+      ];
+      expect(seenInside).toEqual(both);
+      expect(await rows()).toEqual(both);
+    });
+
+    it('a failed last statement rolls the whole transaction back and reports its error as TypeORM would', async () => {
+      const failure = dataSource.transaction(async (manager) => {
+        await manager.query(`INSERT INTO pipelined VALUES (1, 'before')`);
+        await commitWithStatement(manager, `INSERT INTO pipelined VALUES ($1, $2)`, [2, 'bad']);
+      });
+      await expect(failure).rejects.toMatchObject({
+        name: 'QueryFailedError',
+        driverError: expect.objectContaining({ code: '23514', constraint: 'pipelined_note_check' }),
+      });
+      expect(await rows()).toEqual([]);
+      await dataSource.transaction((manager) => manager.query(`INSERT INTO pipelined VALUES (3, 'next')`));
+      expect(await rows()).toEqual([{ id: 3, note: 'next' }]);
+    });
+
+    it('a failed deferred statement before it fails the transaction with its own error', async () => {
+      const failure = dataSource.transaction(async (manager) => {
+        await deferStatement(manager, `INSERT INTO pipelined VALUES ($1, $2)`, [1, 'bad']);
+        await commitWithStatement(manager, `INSERT INTO pipelined VALUES ($1, $2)`, [2, 'last']).catch(() => []);
+      });
+      await expect(failure).rejects.toMatchObject({ code: '23514' });
+      expect(await rows()).toEqual([]);
+    });
+
+    it('refuses a statement after the last one (the transaction has committed)', async () => {
+      const failure = dataSource.transaction(async (manager) => {
+        await commitWithStatement(manager, `INSERT INTO pipelined VALUES ($1, $2)`, [1, 'last']);
+        await manager.query(`INSERT INTO pipelined VALUES (2, 'too late')`);
+      });
+      await expect(failure).rejects.toThrow(/after the last statement/);
+      expect(await rows()).toEqual([{ id: 1, note: 'last' }]);
+    });
+
+    it('leaves the COMMIT to the end of a transaction that writes more after its work (writesAfterWork)', async () => {
+      let seenInside: unknown[] = [];
+      await dataSource.transaction(async (manager) => {
+        writesAfterWork(manager);
+        await commitWithStatement(manager, `INSERT INTO pipelined VALUES ($1, $2)`, [1, 'last of the work']);
+        seenInside = await rows();
+        await manager.query(`INSERT INTO pipelined VALUES (2, 'the answer')`);
+      });
+      expect(seenInside).toEqual([]);
+      expect(await rows()).toEqual([
+        { id: 1, note: 'last of the work' },
+        { id: 2, note: 'the answer' },
+      ]);
+    });
+
+    it('needs a transaction', async () => {
+      await expect(commitWithStatement(dataSource.manager, `SELECT 1`, [])).rejects.toThrow(
+        /inside a database transaction/,
+      );
+    });
   });
 
   it('deferred statements need a transaction', async () => {
