@@ -578,6 +578,24 @@ describe('virtual accounts', () => {
       expect(await balance(b)).toBe('4.00');
     });
 
+    it("writes each side's event as the API shows its posting, for amounts under one real and in the millions", async () => {
+      const a = await subaccount();
+      const b = await subaccount();
+      await fund(a, '1234567.09');
+      for (const amount of ['0.05', '0.50', '1000000.00', '10.99']) {
+        const moved = await act(a, 'transfer', { amount, destination: { virtual_account: b }, description: 'Split' });
+        expect(moved.status).toBe(201);
+        const [incoming] = await statement(b);
+        expect(await outbox('virtual_account.transfer', moved.body.id)).toEqual([
+          { seller_id: seller, data: moved.body },
+        ]);
+        expect(await outbox('virtual_account.transfer', incoming.id)).toEqual([{ seller_id: seller, data: incoming }]);
+        expect(incoming.amount).toBe(amount);
+      }
+      expect(await balance(a)).toBe('234555.55');
+      expect(await balance(b)).toBe('1000011.54');
+    });
+
     it('replays a transfer sent again with the same Idempotency-Key', async () => {
       const a = await subaccount();
       await fund(a, '10.00');
