@@ -3,14 +3,15 @@ import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { charges } from './charges.bench';
 import { printCpu } from './cpu';
+import { setUp as setUpLedger, transferLoad } from './ledger.bench';
 import { BenchServer, benchDatabase, serverEnv, serviceAgainstBare, startServer } from './support';
 import { load, setUp } from './transactions.bench';
 
 /**
  * `BENCH_BASELINE=<folder> npm run bench -- baseline`: this build of the service against the
  * build in another checkout (built with `npm run build`; its migrations a prefix of these), both
- * on the same fresh database, in interleaved rounds: the authenticated detail GET and card
- * charges, 32 connections. Says what a change bought, side by side in one run. With
+ * on the same fresh database, in interleaved rounds: the authenticated detail GET, card charges
+ * and internal transfers between virtual accounts, 32 connections. Says what a change bought, side by side in one run. With
  * BENCH_CPU_PROF both servers write profiles.
  */
 export async function baselineBenchmark(): Promise<void> {
@@ -41,7 +42,7 @@ export async function baselineBenchmark(): Promise<void> {
   }
 }
 
-/** Interleaved rounds of detail GETs, then of charges: `servers.service` is this build, `servers.bare` the baseline. */
+/** Interleaved rounds of detail GETs, then of charges, then of transfers: `servers.service` is this build, `servers.bare` the baseline. */
 async function compare(databaseUrl: string, servers: { service: BenchServer; bare: BenchServer }, folder: string) {
   const sql = new Client({ connectionString: databaseUrl });
   await sql.connect();
@@ -56,9 +57,14 @@ async function compare(databaseUrl: string, servers: { service: BenchServer; bar
     const { rows } = await sql.query('SELECT id FROM transactions WHERE seller_id = $1 LIMIT 1', [sellerId]);
     const detailPath = `${chargesPath}${rows[0].id}/`;
     const headers = { authorization: `Bearer ${token}` };
+    const ledger = await setUpLedger(servers.service.url, databaseUrl);
     const rounds: Array<[string, (base: string, seconds: number) => Promise<number>]> = [
       ['Authenticated detail GET', (base, seconds) => load(base + detailPath, headers, seconds)],
       ['Card charges (sandbox)', (base, seconds) => charges(base + chargesPath, token, seconds)],
+      [
+        'Internal transfers between virtual accounts',
+        (base, seconds) => transferLoad([base], ledger.path, ledger.token, ledger.accounts, seconds),
+      ],
     ];
     for (const [title, run] of rounds) {
       const measured = await serviceAgainstBare(run, servers);

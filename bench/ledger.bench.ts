@@ -93,7 +93,7 @@ const PGBENCH_DATABASE = `payments_pgbench_${process.pid}`;
  * The requests (random distinct accounts) are made up front, so the load generator spends
  * little CPU of the machine it shares with the service.
  */
-async function transferLoad(
+export async function transferLoad(
   bases: string[],
   path: string,
   token: string,
@@ -133,7 +133,7 @@ async function transferLoad(
   return results.reduce((sum, result) => sum + result.requests.average, 0);
 }
 
-async function setUp(baseUrl: string, databaseUrl: string) {
+export async function setUp(baseUrl: string, databaseUrl: string) {
   const call = async (method: string, path: string, body: unknown, token?: string): Promise<any> => {
     const res = await fetch(baseUrl + path, {
       method,
@@ -158,7 +158,7 @@ async function setUp(baseUrl: string, databaseUrl: string) {
   const seller = await call(
     'POST',
     '/sellers/',
-    { name: 'Ledger bench', document: '11222333000181', email: 'l@example.com' },
+    { name: 'Ledger bench', document: '11444777000161', email: 'l@example.com' },
     adminToken,
   );
   await call('POST', '/user/register/', {
