@@ -18,6 +18,7 @@ import { WebhookRetiredSecrets1763801000000 } from './1763801000000-webhook-reti
 import { IdempotencySellerChecks1763802000000 } from './1763802000000-idempotency-seller-checks';
 import { TransactionFollowUps1763803000000 } from './1763803000000-transaction-follow-ups';
 import { MailOutboxPending1763803100000 } from './1763803100000-mail-outbox-pending';
+import { SellerTermsNotifications1763803200000 } from './1763803200000-seller-terms-notifications';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -41,4 +42,5 @@ export const migrations = [
   IdempotencySellerChecks1763802000000,
   TransactionFollowUps1763803000000,
   MailOutboxPending1763803100000,
+  SellerTermsNotifications1763803200000,
 ];

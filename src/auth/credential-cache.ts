@@ -22,13 +22,14 @@ interface Entry<T> {
 
 /**
  * A per-process cache of what authentication reads on every request: a user's credential
- * state per session, and an API key's identity. Entries live `CREDENTIAL_CACHE_SECONDS` at
- * most, and leave at once on a change:
- * - in this process, the service that made the change calls `userChanged`/`apiKeyChanged`
- *   after its transaction commits;
+ * state per session, and an API key's identity; and of what every charge reads first, a
+ * seller's commercial terms (the seller with its rate and split plans). Entries live
+ * `CREDENTIAL_CACHE_SECONDS` at most, and leave at once on a change:
+ * - in this process, the service that made the change calls `userChanged`/`apiKeyChanged`/
+ *   `sellerChanged` after its transaction commits;
  * - in every process, database triggers NOTIFY `credentials_changed` in the changing
  *   transaction (token version, active, superuser, access entries, session revocation, API
- *   key active/deleted), which a dedicated connection LISTENs to.
+ *   key active/deleted; a seller's row, a rate plan), which a dedicated connection LISTENs to.
  * While that connection is down or has not answered its heartbeat for 0.9 s, the cache is
  * emptied and bypassed (every request reads the database) until it is back.
  *
@@ -41,7 +42,9 @@ export class CredentialCache implements OnApplicationBootstrap, OnApplicationShu
   private readonly ttlMs: number;
   private readonly users = new Map<string, Map<string, Entry<unknown>>>();
   private readonly apiKeys = new Map<string, Entry<unknown> & { keyId: string }>();
+  private readonly sellerTerms = new Map<string, Entry<unknown>>();
   private generation = 0;
+  private heard = 0;
   private client?: Client;
   private lastAnswer = 0;
   private heartbeatInFlight = false;
@@ -125,6 +128,31 @@ export class CredentialCache implements OnApplicationBootstrap, OnApplicationShu
     );
   }
 
+  /** A seller's commercial terms (the seller with its plans), from the cache or `load`. Unknown sellers are not cached. */
+  sellerTermsOf<T>(sellerId: string, load: () => Promise<T | null>): Promise<T | null> {
+    return this.through(
+      () => this.sellerTerms.get(sellerId) as Entry<T> | undefined,
+      (entry) => {
+        this.sellerTerms.delete(sellerId);
+        if (this.sellerTerms.size >= MAX_ENTRIES) this.sellerTerms.delete(this.sellerTerms.keys().next().value!);
+        this.sellerTerms.set(sellerId, entry);
+      },
+      load,
+    );
+  }
+
+  /** The seller's row changed (called after the change commits). */
+  sellerChanged(sellerId: string): void {
+    this.generation++;
+    this.sellerTerms.delete(sellerId);
+  }
+
+  /** Rate plans changed (called after the change commits): shared by many sellers, every seller's terms go. */
+  ratePlansChanged(): void {
+    this.generation++;
+    this.sellerTerms.clear();
+  }
+
   /** The user's flags, versions, sessions or accesses changed (called after the change commits). */
   userChanged(userId: string): void {
     this.generation++;
@@ -159,15 +187,24 @@ export class CredentialCache implements OnApplicationBootstrap, OnApplicationShu
     this.generation++;
     this.users.clear();
     this.apiKeys.clear();
+    this.sellerTerms.clear();
+  }
+
+  /** How many change notifications this process has received (a test waits on it after a change made behind its back). */
+  get notificationsHeard(): number {
+    return this.heard;
   }
 
   private onNotification(message: Notification): void {
+    this.heard++;
     const payload = message.payload ?? '';
     const colon = payload.indexOf(':');
     const kind = payload.slice(0, colon);
     const id = payload.slice(colon + 1);
     if (kind === 'user') this.userChanged(id);
     else if (kind === 'api_key') this.apiKeyChanged(id);
+    else if (kind === 'seller') this.sellerChanged(id);
+    else if (kind === 'rate_plans') this.ratePlansChanged();
     else this.clear();
   }
 

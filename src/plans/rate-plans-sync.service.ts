@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { CredentialCache } from '../auth/credential-cache';
 import type { FieldErrors } from '../common/errors/api-error';
 import { readFeeTable } from '../split/fee-table';
 import { addError, isPlainObject } from '../split/table';
@@ -32,6 +33,7 @@ export class RatePlansSyncService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly plans: PlansRepository,
+    private readonly credentials: CredentialCache,
   ) {}
 
   validate(document: unknown): RatePlanImport[] {
@@ -85,6 +87,7 @@ export class RatePlansSyncService {
         onProgress(i + 1);
       }
     });
+    if (summary.updated > 0) this.credentials.ratePlansChanged();
     return summary;
   }
 }

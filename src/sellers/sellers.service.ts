@@ -5,6 +5,7 @@ import type { Permission } from '../auth/permissions';
 import { recordAudit } from '../audit/audit-log';
 import { changedFields } from '../audit/changes';
 import { AuthorizationService } from '../auth/authorization.service';
+import { CredentialCache } from '../auth/credential-cache';
 import type { Principal } from '../auth/principal';
 import {
   BadRequestError,
@@ -36,6 +37,7 @@ export class SellersService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly plans: PlansService,
     private readonly virtualAccounts: VirtualAccountsService,
+    private readonly credentials: CredentialCache,
   ) {}
 
   async create(input: CreateSellerDto): Promise<SellerResponseDto> {
@@ -81,8 +83,9 @@ export class SellersService {
   }
 
   /** The seller with its rate and split plans, read together, as a charge prices and splits by them. */
+  /** The seller with the plans its payments are priced and split by: read by every charge, so cached (CredentialCache). */
   async findWithPlans(id: string): Promise<SellerWithPlans> {
-    const found = await this.sellers.findSellerWithPlans(id);
+    const found = await this.credentials.sellerTermsOf(id, () => this.sellers.findSellerWithPlans(id));
     if (!found) throw new NotFoundError('Seller not found.', 'seller_not_found');
     return found;
   }
@@ -140,6 +143,7 @@ export class SellersService {
         });
       }
     });
+    this.credentials.sellerChanged(id);
     return this.get(id);
   }
 

@@ -4,7 +4,7 @@ import { createUser, TestUser } from '../../test/support/identity';
 import { CARDS, payingSeller } from '../../test/support/payments';
 import { newTestService } from '../../test/support/service-test';
 import { createSubscriptionPlan, SUBSCRIBER } from '../../test/support/subscriptions';
-import { startTestApp, TestApp } from '../../test/support/test-app';
+import { changeBehindTheApp, startTestApp, TestApp } from '../../test/support/test-app';
 import { PAYMENT_PROCESSOR } from '../transactions/processor/payment-processor';
 import { TransactionsService } from '../transactions/transactions.service';
 import type { SubscribeDto } from './dto/subscription.dto';
@@ -132,7 +132,7 @@ describe('subscription charges and the processor', () => {
     const planId = await createSubscriptionPlan(t, superuser.access, other.sellerId, { payment_types: ['credit'] });
     const sub = await subscriptions.subscribe(planId, signup);
     const due = new Date(sub.current_period_end);
-    await t.db.query('UPDATE sellers SET rate_plan_id = NULL WHERE id = $1', [other.sellerId]);
+    await changeBehindTheApp(t, 'UPDATE sellers SET rate_plan_id = NULL WHERE id = $1', [other.sellerId]);
 
     expect(await renewals.run(due)).toMatchObject({ charged: 0, refused: 1, pastDue: 1, errors: 0 });
     const row = async () =>
@@ -158,7 +158,10 @@ describe('subscription charges and the processor', () => {
     expect(await renewals.run(due)).toMatchObject({ charged: 0, refused: 0, errors: 0 });
 
     // The seller can take payments again: the retry charges the period.
-    await t.db.query('UPDATE sellers SET rate_plan_id = $2 WHERE id = $1', [other.sellerId, other.ratePlanId]);
+    await changeBehindTheApp(t, 'UPDATE sellers SET rate_plan_id = $2 WHERE id = $1', [
+      other.sellerId,
+      other.ratePlanId,
+    ]);
     expect(await renewals.run(new Date(due.getTime() + 86_400_000))).toMatchObject({ charged: 1, refused: 0 });
     expect(await row()).toMatchObject({ status: 'active', failed_attempts: 0 });
     expect((await chargesOf(sub.id)).map((c) => [c.period, c.status])).toEqual([
@@ -176,7 +179,7 @@ describe('subscription charges and the processor', () => {
       await subscriptions.subscribe(planId, signup),
     ];
     const due = new Date(canceledBySeller.current_period_end); // the later of the two
-    await t.db.query('UPDATE sellers SET rate_plan_id = NULL WHERE id = $1', [other.sellerId]);
+    await changeBehindTheApp(t, 'UPDATE sellers SET rate_plan_id = NULL WHERE id = $1', [other.sellerId]);
     expect(await renewals.run(due)).toMatchObject({ refused: 2, pastDue: 2, errors: 0 });
 
     const cancel = await t.http.post(

@@ -1,6 +1,7 @@
 import { startApiProcess } from '../support/api-process';
 import { HttpClient, HttpResponse } from '../support/http';
 import { createApiKey, createSeller, createUser, grant, TestUser } from '../support/identity';
+import { CARDS, payingSeller, PayingSeller } from '../support/payments';
 import { recoveryCodeIn, TestSmtpServer } from '../support/smtp';
 import { TcpProxy } from '../support/tcp-proxy';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -9,8 +10,9 @@ import { startTestApp, TestApp } from '../support/test-app';
  * The per-process credential cache with two real API processes on one database. Entries live
  * five minutes here, so only an invalidation explains a refusal: the process that made a
  * change refuses the old credential on the very next request, the other one within a second
- * (PostgreSQL LISTEN/NOTIFY). Process B listens through a proxy the test can cut: while its
- * notifications are down, B reads every credential from the database.
+ * (PostgreSQL LISTEN/NOTIFY). The same holds for a seller's commercial terms, which every
+ * charge reads. Process B listens through a proxy the test can cut: while its notifications are
+ * down, B reads every credential from the database.
  */
 describe('credential cache (two API processes)', () => {
   let t: TestApp;
@@ -144,6 +146,61 @@ describe('credential cache (two API processes)', () => {
       const refused = await refusedWithinASecond(client, transactions(), user.access);
       expect([refused.status, refused.body.code]).toEqual([401, 'token_revoked']);
     }
+  });
+
+  describe("a seller's commercial terms (read by every charge)", () => {
+    let paying: PayingSeller;
+    let charges: string;
+    const charge = (client: HttpClient) =>
+      client.post(
+        charges,
+        { amount: '100.00', payment_type: 'credit', installments: 1, entry_mode: 'online', card: CARDS.visa },
+        { token: superuser.access },
+      );
+    /** Charges through `client` until `check` holds; it must hold within a second. */
+    const withinASecond = async (client: HttpClient, check: (res: HttpResponse) => boolean) => {
+      const started = Date.now();
+      for (;;) {
+        const res = await charge(client);
+        if (check(res)) return res;
+        if (Date.now() - started > 1000) throw new Error(`${client.baseUrl}: old terms after 1 s: ${res.text}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    const developerOf = (res: HttpResponse) =>
+      res.body.split?.shares.find((share: { role: string }) => share.role === 'developer')?.recipient;
+
+    beforeAll(async () => {
+      paying = await payingSeller(t, superuser);
+      charges = `/unified/accounts/sellers/${paying.sellerId}/transactions/`;
+    });
+
+    it('a seller changed through A prices A’s next charge by the new terms at once, B’s within 1 s', async () => {
+      for (const client of [a, b]) expect(developerOf(await charge(client))).toBe(paying.developer);
+      const developer = await createSeller(t, superuser, 'Another developer');
+      const patched = await a.patch(
+        `/sellers/${paying.sellerId}`,
+        { developer_account: developer },
+        { token: superuser.access },
+      );
+      expect(patched.status).toBe(200);
+      expect(developerOf(await charge(a))).toBe(developer);
+      expect(developerOf(await withinASecond(b, (res) => developerOf(res) === developer))).toBe(developer);
+    });
+
+    it('a rate plan changed in the database (as rates:sync does) reaches both processes within 1 s', async () => {
+      for (const client of [a, b]) expect((await charge(client)).status).toBe(201);
+      await t.db.query('UPDATE rate_plans SET active = false WHERE id = $1', [paying.ratePlanId]);
+      try {
+        for (const client of [a, b]) {
+          const refused = await withinASecond(client, (res) => res.status === 400);
+          expect(refused.body.code).toBe('rate_plan_inactive');
+        }
+      } finally {
+        await t.db.query('UPDATE rate_plans SET active = true WHERE id = $1', [paying.ratePlanId]);
+      }
+      for (const client of [a, b]) expect((await withinASecond(client, (res) => res.status === 201)).status).toBe(201);
+    });
   });
 
   it('while the notification connection is down the cache is emptied and bypassed, until it is back', async () => {

@@ -2,7 +2,7 @@ import { LogCapture } from '../support/log-capture';
 import { TransactionsService } from '../../src/transactions/transactions.service';
 import { createSeller, createUser, TestUser } from '../support/identity';
 import { CARDS, PayingSeller, payingSeller } from '../support/payments';
-import { startTestApp, TestApp } from '../support/test-app';
+import { changeBehindTheApp, startTestApp, TestApp } from '../support/test-app';
 
 /** Unified transactions (spec 2.5, 4.2; API.md section 8). */
 describe('unified transactions', () => {
@@ -198,7 +198,7 @@ describe('unified transactions', () => {
       const count = async () =>
         (await t.db.query('SELECT count(*)::int AS n FROM transactions WHERE seller_id = $1', [other.sellerId])).rows[0]
           .n;
-      await t.db.query('UPDATE rate_plans SET active = false WHERE id = $1', [other.ratePlanId]);
+      await changeBehindTheApp(t, 'UPDATE rate_plans SET active = false WHERE id = $1', [other.ratePlanId]);
       try {
         const refused = await t.http.post(
           `/unified/accounts/sellers/${other.sellerId}/transactions`,
@@ -209,7 +209,7 @@ describe('unified transactions', () => {
         expect(refused.body.code).toBe('rate_plan_inactive');
         expect(await count()).toBe(0);
       } finally {
-        await t.db.query('UPDATE rate_plans SET active = true WHERE id = $1', [other.ratePlanId]);
+        await changeBehindTheApp(t, 'UPDATE rate_plans SET active = true WHERE id = $1', [other.ratePlanId]);
       }
       const accepted = await t.http.post(
         `/unified/accounts/sellers/${other.sellerId}/transactions`,

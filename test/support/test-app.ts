@@ -3,6 +3,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
 import type { DestinationStream } from 'pino';
 import { createApp } from '../../src/app.factory';
+import { CredentialCache } from '../../src/auth/credential-cache';
 import { AppConfig, readEnvironment, toAppConfig } from '../../src/config/config';
 import { createTestDatabase, dropTestDatabase } from './database';
 import { HttpClient } from './http';
@@ -61,4 +62,20 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       if (ownDatabase) await dropTestDatabase(databaseUrl);
     },
   };
+}
+
+/**
+ * A change made in SQL behind the app's back (not through its services, which drop what they
+ * change from the app's caches at once): runs it, then waits until the app has heard of it by
+ * its database notification, as every API process does within a second.
+ */
+export async function changeBehindTheApp(t: TestApp, sql: string, params: unknown[] = []): Promise<void> {
+  const cache = t.app.get(CredentialCache);
+  const heard = cache.notificationsHeard;
+  await t.db.query(sql, params);
+  const deadline = Date.now() + 5000;
+  while (cache.listening && cache.notificationsHeard === heard) {
+    if (Date.now() > deadline) throw new Error(`the app did not hear of: ${sql}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
