@@ -19,6 +19,7 @@ import { IdempotencySellerChecks1763802000000 } from './1763802000000-idempotenc
 import { TransactionFollowUps1763803000000 } from './1763803000000-transaction-follow-ups';
 import { MailOutboxPending1763803100000 } from './1763803100000-mail-outbox-pending';
 import { SellerTermsNotifications1763803200000 } from './1763803200000-seller-terms-notifications';
+import { OrderItemNames1763803300000 } from './1763803300000-order-item-names';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -43,4 +44,5 @@ export const migrations = [
   TransactionFollowUps1763803000000,
   MailOutboxPending1763803100000,
   SellerTermsNotifications1763803200000,
+  OrderItemNames1763803300000,
 ];

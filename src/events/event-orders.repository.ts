@@ -99,7 +99,7 @@ export class EventOrdersRepository {
     manager: EntityManager,
     id: string,
     order: NewOrder,
-    items: Array<{ ticketTypeId: string; quantity: number; unitPrice: Cents }>,
+    items: Array<{ ticketTypeId: string; name: string; quantity: number; unitPrice: Cents }>,
   ): Promise<void> {
     await deferStatement(
       manager,
@@ -107,8 +107,8 @@ export class EventOrdersRepository {
          INSERT INTO event_orders (id, event_id, seller_id, status, amount, payment_type, installments, buyer_name,
            buyer_email, buyer_document, expires_at)
          VALUES ($1, $2, $3, 'pending', $4, $5, $6, $7, $8, $9, $10) RETURNING id)
-       INSERT INTO event_order_items (order_id, ticket_type_id, quantity, unit_price)
-       SELECT o.id, v.* FROM o, unnest($11::uuid[], $12::int[], $13::bigint[]) AS v`,
+       INSERT INTO event_order_items (order_id, ticket_type_id, name, quantity, unit_price)
+       SELECT o.id, v.* FROM o, unnest($11::uuid[], $12::text[], $13::int[], $14::bigint[]) AS v`,
       [
         id,
         order.eventId,
@@ -121,6 +121,7 @@ export class EventOrdersRepository {
         order.buyerDocument,
         order.expiresAt,
         items.map((i) => i.ticketTypeId),
+        items.map((i) => i.name),
         items.map((i) => i.quantity),
         items.map((i) => i.unitPrice),
       ],
@@ -164,9 +165,8 @@ export class EventOrdersRepository {
   /** The items of an order in ticket type id order (the order seat rows are locked in). */
   async items(manager: EntityManager, orderId: string): Promise<OrderItemRow[]> {
     const rows: OrderItemRow[] = await manager.query(
-      `SELECT i.order_id AS "orderId", i.ticket_type_id AS "ticketTypeId", t.name, i.quantity, i.unit_price AS "unitPrice"
-       FROM event_order_items i JOIN ticket_types t ON t.id = i.ticket_type_id
-       WHERE i.order_id = $1 ORDER BY i.ticket_type_id`,
+      `SELECT i.order_id AS "orderId", i.ticket_type_id AS "ticketTypeId", i.name, i.quantity, i.unit_price AS "unitPrice"
+       FROM event_order_items i WHERE i.order_id = $1 ORDER BY i.ticket_type_id`,
       [orderId],
     );
     return rows.map(toItem);
@@ -300,7 +300,7 @@ export class EventOrdersRepository {
     const ids = orders.map((o) => o.id);
     const [items, tickets]: [OrderItemRow[], TicketRow[]] = await Promise.all([
       this.dataSource.query(
-        `SELECT i.order_id AS "orderId", i.ticket_type_id AS "ticketTypeId", t.name, i.quantity,
+        `SELECT i.order_id AS "orderId", i.ticket_type_id AS "ticketTypeId", i.name, i.quantity,
            i.unit_price AS "unitPrice"
          FROM event_order_items i JOIN ticket_types t ON t.id = i.ticket_type_id
          WHERE i.order_id = ANY($1::uuid[]) ORDER BY t.seq`,

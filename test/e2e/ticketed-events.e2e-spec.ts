@@ -297,7 +297,7 @@ describe('ticketed events and checkout', () => {
            buyer_email, buyer_document, expires_at)
          VALUES ($1, $2, 'pending', 40000, 'credit', 1, 'Ana', 'ana@example.com', '52998224725', now() - interval '1 minute')
          RETURNING id)
-       INSERT INTO event_order_items (order_id, ticket_type_id, quantity, unit_price) SELECT id, $3, 4, 10000 FROM o
+       INSERT INTO event_order_items (order_id, ticket_type_id, name, quantity, unit_price) SELECT id, $3, 'Pista', 4, 10000 FROM o
        RETURNING order_id`,
       [event.id, seller.sellerId, pista.id],
     );
@@ -969,6 +969,28 @@ describe('ticketed events and checkout', () => {
       expect(orders.body.results[1].tickets[0]).toMatchObject({ checked_in_at: null });
       const pending = await t.http.get(`/event/event/${event.id}/orders/?status=pending`, { token: superuser.access });
       expect(pending.body.results).toHaveLength(1);
+    });
+
+    it('an order keeps the names its ticket types had when it was placed, as it keeps their prices', async () => {
+      const event = await newEvent();
+      const [, vip] = event.ticket_types;
+      const paid = await checkout(
+        event.id,
+        checkoutBody([{ ticket_type: vip.id, quantity: 1 }], { type: 'credit', card: CARDS.visa }),
+      );
+      expect(paid.body.status).toBe('paid');
+      const renamed = await t.http.patch(
+        `/event/event/${event.id}/`,
+        { ticket_types: [{ id: vip.id, name: 'VIP Gold' }] },
+        { token: superuser.access },
+      );
+      expect(renamed.body.ticket_types[1].name).toBe('VIP Gold');
+      const orders = await t.http.get(`/event/event/${event.id}/orders/`, { token: superuser.access });
+      expect(orders.body.results[0].items).toEqual([
+        expect.objectContaining({ ticket_type: vip.id, name: 'VIP', quantity: 1, unit_price: vip.price }),
+      ]);
+      const status = await t.http.get(`/event/event/${event.id}/checkout/${paid.body.id}/`, { headers: from() });
+      expect(status.body.items).toEqual([expect.objectContaining({ ticket_type: vip.id, name: 'VIP' })]);
     });
   });
 });
