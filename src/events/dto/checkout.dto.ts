@@ -99,9 +99,11 @@ export class EventOrderListQueryDto extends PageQueryDto {
 
 class OrderItemViewDto {
   @ApiProperty({ format: 'uuid' }) ticket_type: string;
-  @ApiProperty({ example: 'Pista' }) name: string;
+  @ApiProperty({ example: 'Pista', description: "The ticket type's name when the order was placed." })
+  name: string;
   @ApiProperty({ example: 2 }) quantity: number;
-  @ApiProperty({ example: '120.00' }) unit_price: string;
+  @ApiProperty({ example: '120.00', description: "The ticket type's price when the order was placed." })
+  unit_price: string;
 }
 
 export class TicketViewDto {
