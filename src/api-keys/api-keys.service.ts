@@ -69,12 +69,13 @@ export class ApiKeysService {
     await this.dataSource.transaction(async (manager) => {
       const key = await this.keys.lockForSeller(manager, sellerId, id);
       if (!key) throw notFound();
-      await this.keys.update(manager, sellerId, id, changes);
       const changed = changedFields(
         { label: key.label, description: key.description, active: key.active },
         { label: changes.label, description: changes.description, active: changes.active },
       );
+      // Nothing written (nor `updated_at` moved) when nothing differs.
       if (Object.keys(changed).length > 0) {
+        await this.keys.update(manager, sellerId, id, changes);
         await recordAudit(manager, {
           action: 'api_key.changed',
           sellerId,

@@ -113,13 +113,17 @@ export class SellersService {
     await this.dataSource.transaction(async (manager) => {
       const before = await this.sellers.lockSeller(manager, id);
       if (!before) throw new NotFoundError('Seller not found.', 'seller_not_found');
-      await this.sellers.updateSeller(manager, id, {
+      const patch = {
         ...plans,
         ...(changes.name !== undefined ? { name: changes.name.trim() } : {}),
         ...(changes.email !== undefined ? { email: changes.email.toLowerCase() } : {}),
         ...(changes.developer_account !== undefined ? { developerAccount: changes.developer_account } : {}),
         ...(participants !== undefined ? { splitParticipants: participants } : {}),
-      });
+      };
+      // Nothing written (nor `updated_at` moved) when nothing differs.
+      if (Object.keys(changedFields({ ...before }, patch)).length > 0) {
+        await this.sellers.updateSeller(manager, id, patch);
+      }
       const terms = changedFields(
         {
           rate_plan: before.ratePlanId,

@@ -139,6 +139,18 @@ describe('seller API keys', () => {
     );
   });
 
+  it('a PATCH that changes nothing (empty, or the values the key has) writes nothing: updated_at stays', async () => {
+    const created = await createApiKey(t, superuser.access, seller);
+    const before = (await t.http.get(`${base()}/${created.id}`, { token: superuser.access })).body;
+    for (const body of [{}, { label: before.label, active: true }]) {
+      const res = await t.http.patch(`${base()}/${created.id}`, body, { token: superuser.access });
+      expect(res.status).toBe(200);
+      expect(res.body.updated_at).toBe(before.updated_at);
+    }
+    const changed = await t.http.patch(`${base()}/${created.id}`, { label: 'moved on' }, { token: superuser.access });
+    expect(changed.body.updated_at > before.updated_at).toBe(true);
+  });
+
   it('deletes a key: it stops working at once and is gone from list and detail', async () => {
     const created = await createApiKey(t, superuser.access, seller);
     expect(await authenticates(created.key)).toBe(true);

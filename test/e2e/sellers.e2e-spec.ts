@@ -97,6 +97,18 @@ describe('sellers', () => {
     expect((await t.http.patch(`/sellers/${seller}`, { name: null }, { token: superuser.access })).status).toBe(400);
   });
 
+  it('a PATCH that changes nothing (empty, or the values the seller has) writes nothing: updated_at stays', async () => {
+    const seller = await createSeller(t, superuser);
+    const before = (await t.http.get(`/sellers/${seller}`, { token: superuser.access })).body;
+    for (const body of [{}, { name: before.name, email: before.email.toUpperCase(), split_participants: {} }]) {
+      const res = await t.http.patch(`/sellers/${seller}`, body, { token: superuser.access });
+      expect(res.status).toBe(200);
+      expect(res.body.updated_at).toBe(before.updated_at);
+    }
+    const renamed = await t.http.patch(`/sellers/${seller}`, { name: 'Another name' }, { token: superuser.access });
+    expect(renamed.body.updated_at > before.updated_at).toBe(true);
+  });
+
   it('creates and lists sub-accounts of the seller only', async () => {
     const seller = await createSeller(t, superuser);
     const other = await createSeller(t, superuser);
