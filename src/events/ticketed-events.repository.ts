@@ -5,6 +5,7 @@ import { isCheckViolation } from '../common/errors/database-errors';
 import { deferStatement } from '../database/pipelined-client';
 import { centsFromDb, Cents } from '../common/money/money';
 import { keysetSql, PageRequest } from '../common/pagination/pagination';
+import { setWithUpdatedAt } from '../database/updated-at';
 import type { PaymentType } from '../split/table';
 import type { EventStatus } from './dto/ticketed-event.dto';
 
@@ -164,13 +165,14 @@ export class TicketedEventsRepository {
     );
   }
 
-  async update(manager: EntityManager, id: string, changes: EventChanges): Promise<void> {
+  /** Writes the event's changes; `updated_at` moves when one of them is new or `ticketTypesChanged`. */
+  async update(manager: EntityManager, id: string, changes: EventChanges, ticketTypesChanged: boolean): Promise<void> {
     const params: unknown[] = [id];
     const sets = (Object.keys(changes) as Array<keyof EventChanges>)
       .filter((key) => changes[key] !== undefined)
-      .map((key) => `${EVENT_FIELDS[key]} = $${params.push(changes[key])}`);
+      .map((key): [string, string] => [EVENT_FIELDS[key], `$${params.push(changes[key])}`]);
     await manager.query(
-      `UPDATE ticketed_events SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1`,
+      `UPDATE ticketed_events SET ${setWithUpdatedAt(sets, { alsoChanged: ticketTypesChanged })} WHERE id = $1`,
       params,
     );
   }

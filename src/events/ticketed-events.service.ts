@@ -159,7 +159,7 @@ export class TicketedEventsService {
         status: input.status,
         ...dates,
       };
-      await this.events.update(manager, id, changes);
+      await this.events.update(manager, id, changes, changed.length > 0 || added.length > 0);
       for (const change of changed) {
         if (!(await this.events.updateTicketType(manager, id, change.id, change))) {
           const type = existing.find((t) => t.id === change.id)!;

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { centsFromDb } from '../common/money/money';
 import { keysetSql, PageRequest } from '../common/pagination/pagination';
+import { setWithUpdatedAt } from '../database/updated-at';
 import type { Interval } from './billing-period';
 import type {
   ChargeStatus,
@@ -125,11 +126,11 @@ export class SubscriptionsRepository {
     changes: { name?: string; description?: string | null; active?: boolean },
   ): Promise<SubscriptionPlan> {
     const [rows] = await manager.query(
-      `UPDATE subscription_plans p SET
-         name = CASE WHEN $3::boolean THEN $4 ELSE name END,
-         description = CASE WHEN $5::boolean THEN $6 ELSE description END,
-         active = COALESCE($7, active),
-         updated_at = now()
+      `UPDATE subscription_plans p SET ${setWithUpdatedAt([
+        ['name', 'CASE WHEN $3::boolean THEN $4 ELSE name END'],
+        ['description', 'CASE WHEN $5::boolean THEN $6 ELSE description END'],
+        ['active', 'COALESCE($7, active)'],
+      ])}
        WHERE p.seller_id = $1 AND p.id = $2 RETURNING ${PLAN_COLUMNS('p')}`,
       [
         sellerId,

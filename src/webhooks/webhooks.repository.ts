@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { keysetSql, PageRequest } from '../common/pagination/pagination';
+import { setWithUpdatedAt } from '../database/updated-at';
 import { visibilityHorizon } from '../database/visibility-horizon';
 
 export interface EndpointRow {
@@ -163,11 +164,11 @@ export class WebhooksRepository {
 
   async updateEndpoint(manager: EntityManager, id: string, changes: Updatable): Promise<EndpointRow> {
     const params: unknown[] = [id];
-    const sets = Object.entries(changes).map(([column, value]) => `${column} = $${params.push(value)}`);
+    const sets = Object.entries(changes).map(([column, value]): [string, string] => [column, `$${params.push(value)}`]);
     // Reactivating clears why it was disabled and the failure streak.
-    if (changes.active === true) sets.push('disabled_reason = NULL', 'failing_since = NULL');
+    if (changes.active === true) sets.push(['disabled_reason', 'NULL::text'], ['failing_since', 'NULL::timestamptz']);
     const [[row]]: [EndpointRow[], number] = await manager.query(
-      `UPDATE webhook_endpoints SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING ${ENDPOINT_COLUMNS}`,
+      `UPDATE webhook_endpoints SET ${setWithUpdatedAt(sets)} WHERE id = $1 RETURNING ${ENDPOINT_COLUMNS}`,
       params,
     );
     return row;

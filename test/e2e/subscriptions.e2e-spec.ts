@@ -122,6 +122,12 @@ describe('subscriptions', () => {
       );
       expect(renamed.status).toBe(200);
       expect(renamed.body).toMatchObject({ name: 'Clube Duplo', active: false, amount: '19.90' });
+      expect(renamed.body.updated_at).toEqual(expect.any(String));
+      // A PATCH that changes nothing (empty, or the values it has) leaves updated_at.
+      for (const body of [{}, { name: 'Clube Duplo', active: false }]) {
+        const same = await t.http.patch(`/subscriptions/plan/${id}/`, body, { token: manager.access });
+        expect([same.status, same.body.updated_at]).toEqual([200, renamed.body.updated_at]);
+      }
       // The name is the subject of the subscriber's e-mails: one line only.
       const twoLines = await t.http.patch(
         `/subscriptions/plan/${id}/`,

@@ -952,6 +952,19 @@ describe('ticketed events and checkout', () => {
       });
       expect(ok.status).toBe(200);
       expect(ok.body.name).toBe('Festival (extra date)');
+      // A PATCH that changes nothing leaves updated_at; one that changes only a ticket type moves it.
+      for (const body of [{}, { name: 'Festival (extra date)' }]) {
+        const same = await patch(body);
+        expect([same.status, same.body.updated_at]).toEqual([200, ok.body.updated_at]);
+      }
+      const moreSeats = await patch({
+        ticket_types: [
+          { id: pista.id, quantity: 20 },
+          { id: vip.id, quantity: 3 },
+        ],
+      });
+      expect(moreSeats.body.updated_at > ok.body.updated_at).toBe(true);
+      await patch({ ticket_types: [{ id: vip.id, quantity: 2 }] });
       expect(ok.body.ticket_types.map((x: any) => [x.name, x.quantity, x.sold, x.held, x.available])).toEqual([
         ['Pista', 20, 0, 0, 20],
         ['VIP', 2, 1, 1, 0],

@@ -173,6 +173,11 @@ describe('webhook management', () => {
       events: ['transaction.created'],
       active: false,
     });
+    // A PATCH that changes nothing (empty, or the values it has) leaves updated_at.
+    for (const body of [{}, { url: 'https://hooks.example.com/v2', active: false }]) {
+      const same = await t.http.patch(`${base}/${created.id}/`, body, as());
+      expect([same.status, same.body.updated_at]).toEqual([200, patched.body.updated_at]);
+    }
     const nulled = await t.http.patch(`${base}/${created.id}/`, { description: null }, as());
     expect(nulled.status).toBe(400);
     const removed = await t.http.delete(`${base}/${created.id}/`, as());
