@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { recordAudit } from '../audit/audit-log';
+import { changedFields } from '../audit/changes';
 import { AuthorizationService } from '../auth/authorization.service';
 import { CredentialCache } from '../auth/credential-cache';
 import type { Permission } from '../auth/permissions';
@@ -80,13 +81,16 @@ export class AccessesService {
       const current = await this.accesses.lockForSeller(manager, sellerId, id);
       if (!current) throw accessNotFound();
       await this.authorization.authorizeAccessChange(principal, sellerId, current, permissions);
-      await this.accesses.updatePermissions(manager, sellerId, id, permissions);
-      await recordAudit(manager, {
-        action: 'access.changed',
-        sellerId,
-        target: { type: 'access', id },
-        changes: { user: current.userId, permissions: { from: current.permissions, to: permissions } },
-      });
+      // The same permissions again write nothing (nor move updated_at).
+      if (Object.keys(changedFields({ permissions: current.permissions }, { permissions })).length > 0) {
+        await this.accesses.updatePermissions(manager, sellerId, id, permissions);
+        await recordAudit(manager, {
+          action: 'access.changed',
+          sellerId,
+          target: { type: 'access', id },
+          changes: { user: current.userId, permissions: { from: current.permissions, to: permissions } },
+        });
+      }
       return (await this.accesses.findForSeller(sellerId, id, manager))!;
     });
     this.credentials.userChanged(access.userId);

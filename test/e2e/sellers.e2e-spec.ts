@@ -150,6 +150,13 @@ describe('sellers', () => {
     expect(granted.body).toMatchObject({ seller, user: clerk.id, permissions: ['transactions.view'] });
     expect((await t.http.get(`/sellers/${seller}`, { token: clerk.access })).status).toBe(200);
     expect((await t.http.patch(`/sellers/${seller}`, { name: 'x' }, { token: clerk.access })).status).toBe(403);
+    // The same permissions again write nothing: updated_at stays.
+    const same = await t.http.patch(
+      `/sellers/${seller}/accesses/${granted.body.id}`,
+      { permissions: ['transactions.view'] },
+      { token: manager.access },
+    );
+    expect([same.status, same.body.updated_at]).toEqual([200, granted.body.updated_at]);
 
     const again = await t.http.post(
       `/sellers/${seller}/accesses`,
