@@ -16,11 +16,7 @@ export function bareAuthentication(pool: Pool) {
   const secret = createSecretKey(Buffer.from(process.env.JWT_SECRET!));
   const cache = new Map<string, { expiresAt: number; state: { ok: boolean; permissions: string[] | null } }>();
   const verified = new Map<string, jwt.JwtPayload>();
-  const listener = new Client({ connectionString: process.env.DATABASE_URL });
-  void listener
-    .connect()
-    .then(() => listener.query('LISTEN credentials_changed'))
-    .then(() => listener.on('notification', () => cache.clear()));
+  onCredentialsChanged(() => cache.clear());
 
   return async function authenticate(
     authorization: string | undefined,
@@ -67,4 +63,29 @@ export function bareAuthentication(pool: Pool) {
     if (!state.state.permissions) return 404;
     return state.state.permissions.includes(permission) ? null : 403;
   };
+}
+
+/**
+ * What the bare yardsticks cache for `CREDENTIAL_CACHE_SECONDS`, as the service's
+ * CredentialCache does, emptied by every `credentials_changed` notification: the value `load`
+ * answers for a key.
+ */
+export function bareCache<T>(load: (key: string) => Promise<T>): (key: string) => Promise<T> {
+  const entries = new Map<string, { expiresAt: number; value: T }>();
+  onCredentialsChanged(() => entries.clear());
+  return async (key) => {
+    const hit = entries.get(key);
+    if (hit && hit.expiresAt >= Date.now()) return hit.value;
+    const value = await load(key);
+    if (CACHE_MS > 0) entries.set(key, { expiresAt: Date.now() + CACHE_MS, value });
+    return value;
+  };
+}
+
+function onCredentialsChanged(changed: () => void): void {
+  const listener = new Client({ connectionString: process.env.DATABASE_URL });
+  void listener
+    .connect()
+    .then(() => listener.query('LISTEN credentials_changed'))
+    .then(() => listener.on('notification', changed));
 }

@@ -3,6 +3,7 @@ import { CompiledPlanCache } from '../src/split/split-engine';
 import { resolveSplit } from '../src/split/resolve';
 import type { EntryMode, PaymentType } from '../src/split/table';
 import { detectBrand, passesLuhn } from '../src/transactions/processor/card';
+import { bareCache } from './bare-auth';
 import { startBareServer } from './bare-server';
 import { bareTransactionView } from './bare-view';
 
@@ -10,7 +11,8 @@ import { bareTransactionView } from './bare-view';
  * The yardstick of the charges benchmark: a bare Fastify + pg handler for a card charge that
  * authenticates like the service (bare-auth.ts), checks the amount and card the same way,
  * resolves the fee and split with the same compiled engine, and writes what the service
- * writes, in the fewest round trips: the seller with its plans (one query), the pending
+ * writes, in the fewest round trips: the seller with its plans (one query, cached as the
+ * service caches it), the pending
  * transaction, the sandbox processor's charge record, then the approval with its
  * `transaction.created` and `transaction.approved` outbox events (one statement).
  */
@@ -26,6 +28,19 @@ interface ChargeBody {
 }
 
 startBareServer((app, pool, authenticate) => {
+  // The seller with its plans, cached like the service's seller terms (CredentialCache).
+  const sellerTerms = bareCache(
+    async (sellerId) =>
+      (
+        await pool.query(
+          `SELECT s.developer_account, s.split_participants, r.id AS rate_plan_id, r.active, r.fees, r.updated_at,
+                  p.id AS split_plan_id, p.split_details, p.split_details_online, p.automatic_developer_fee
+             FROM sellers s JOIN rate_plans r ON r.id = s.rate_plan_id LEFT JOIN split_plans p ON p.id = s.split_plan_id
+            WHERE s.id = $1`,
+          [sellerId],
+        )
+      ).rows[0],
+  );
   app.post<{ Params: { sellers_pk: string }; Body: ChargeBody }>(
     '/unified/accounts/sellers/:sellers_pk/transactions',
     async (request, reply) => {
@@ -39,14 +54,7 @@ startBareServer((app, pool, authenticate) => {
       const installments = body.installments ?? 1;
       const entryMode = body.entry_mode ?? 'online';
 
-      const { rows: sellers } = await pool.query(
-        `SELECT s.developer_account, s.split_participants, r.id AS rate_plan_id, r.active, r.fees, r.updated_at,
-                p.id AS split_plan_id, p.split_details, p.split_details_online, p.automatic_developer_fee
-           FROM sellers s JOIN rate_plans r ON r.id = s.rate_plan_id LEFT JOIN split_plans p ON p.id = s.split_plan_id
-          WHERE s.id = $1`,
-        [sellerId],
-      );
-      const seller = sellers[0];
+      const seller = await sellerTerms(sellerId);
       if (!seller?.active) return reply.status(400).send({ statusCode: 400 });
       const resolution = resolveSplit(
         { amount: amount.value, paymentType: body.payment_type, installments, brand, entryMode },

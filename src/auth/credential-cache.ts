@@ -44,7 +44,9 @@ export class CredentialCache implements OnApplicationBootstrap, OnApplicationShu
   private readonly apiKeys = new Map<string, Entry<unknown> & { keyId: string }>();
   private readonly sellerTerms = new Map<string, Entry<unknown>>();
   private generation = 0;
-  private heard = 0;
+  /** The payloads of the last change notifications received (at most 100), and how many were received in all. */
+  private readonly heard: string[] = [];
+  private heardCount = 0;
   private client?: Client;
   private lastAnswer = 0;
   private heartbeatInFlight = false;
@@ -130,6 +132,8 @@ export class CredentialCache implements OnApplicationBootstrap, OnApplicationShu
 
   /** A seller's commercial terms (the seller with its plans), from the cache or `load`. Unknown sellers are not cached. */
   sellerTermsOf<T>(sellerId: string, load: () => Promise<T | null>): Promise<T | null> {
+    // By the id as the database spells it (lower case), which its notifications name.
+    sellerId = sellerId.toLowerCase();
     return this.through(
       () => this.sellerTerms.get(sellerId) as Entry<T> | undefined,
       (entry) => {
@@ -144,7 +148,7 @@ export class CredentialCache implements OnApplicationBootstrap, OnApplicationShu
   /** The seller's row changed (called after the change commits). */
   sellerChanged(sellerId: string): void {
     this.generation++;
-    this.sellerTerms.delete(sellerId);
+    this.sellerTerms.delete(sellerId.toLowerCase());
   }
 
   /** Rate plans changed (called after the change commits): shared by many sellers, every seller's terms go. */
@@ -190,13 +194,19 @@ export class CredentialCache implements OnApplicationBootstrap, OnApplicationShu
     this.sellerTerms.clear();
   }
 
-  /** How many change notifications this process has received (a test waits on it after a change made behind its back). */
+  /** How many change notifications this process has received (a test waits on them after a change made behind its back). */
   get notificationsHeard(): number {
-    return this.heard;
+    return this.heardCount;
+  }
+
+  /** The payloads of the notifications received after the first `count` (the last 100 at most). */
+  payloadsHeardSince(count: number): string[] {
+    return this.heard.slice(Math.max(0, this.heard.length - (this.heardCount - count)));
   }
 
   private onNotification(message: Notification): void {
-    this.heard++;
+    this.heardCount++;
+    if (this.heard.push(message.payload ?? '') > 100) this.heard.shift();
     const payload = message.payload ?? '';
     const colon = payload.indexOf(':');
     const kind = payload.slice(0, colon);

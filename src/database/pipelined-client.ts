@@ -66,9 +66,7 @@ export class PipelinedClient extends DeadlineClient {
         return this.committing ? this.endCommitted(text) : this.end_(text);
       }
     }
-    if (this.committing) {
-      return Promise.reject(new Error('A statement after the last statement of a transaction, which has committed'));
-    }
+    if (this.committing) return Promise.reject(afterTheLastStatement());
     this.coalesceWrites();
     this.sendPendingBegin();
     const result = this.execute(args);
@@ -86,6 +84,12 @@ export class PipelinedClient extends DeadlineClient {
 
   /** Sends a statement of the open transaction without waiting for it; see the class comment. */
   defer(text: string, values: unknown[]): void {
+    if (this.committing) {
+      // It would run on its own, outside the committed transaction: the transaction's end fails.
+      this.committing = this.committing.then(() => Promise.reject(afterTheLastStatement()));
+      this.committing.catch(() => undefined);
+      return;
+    }
     this.coalesceWrites();
     this.sendPendingBegin();
     // The failure is recorded on the driver's own promise, ahead of the statements sent after
@@ -107,6 +111,7 @@ export class PipelinedClient extends DeadlineClient {
    * committed, whatever the caller does next.
    */
   commitWith(text: string, values: unknown[]): Promise<QueryResult> {
+    if (this.committing) return Promise.reject(afterTheLastStatement());
     const result = this.query(text, values) as Promise<QueryResult>;
     this.committing = this.end_('COMMIT');
     this.committing.catch(() => undefined); // read by endCommitted
@@ -292,6 +297,10 @@ function replan(text: string): void {
   if (statementNames.has(text)) statementNames.set(text, `s${namesGiven++}`);
 }
 
+function afterTheLastStatement(): Error {
+  return new Error('A statement after the last statement of a transaction, which has committed');
+}
+
 function emptyResult(command: string): QueryResult {
   return { command, rowCount: null, oid: 0, rows: [], fields: [] };
 }
@@ -324,7 +333,7 @@ export async function commitWithStatement<T>(manager: EntityManager, text: strin
       throw new QueryFailedError(text, values, error as Error); // as TypeORM's own query reports it
     }
   }
-  return (await manager.query(text, values)) as T[];
+  return (await runner.query(text, values, true)).records as T[];
 }
 
 /**

@@ -82,8 +82,11 @@ export class SellersService {
     return seller;
   }
 
-  /** The seller with its rate and split plans, read together, as a charge prices and splits by them. */
-  /** The seller with the plans its payments are priced and split by: read by every charge, so cached (CredentialCache). */
+  /**
+   * The seller with its rate and split plans, read together, as a charge prices and splits by
+   * them: read by every charge, so cached per process (CredentialCache, which drops an entry when
+   * the seller or a rate plan changes). The objects are shared: callers only read them.
+   */
   async findWithPlans(id: string): Promise<SellerWithPlans> {
     const found = await this.credentials.sellerTermsOf(id, () => this.sellers.findSellerWithPlans(id));
     if (!found) throw new NotFoundError('Seller not found.', 'seller_not_found');
@@ -152,10 +155,6 @@ export class SellersService {
   }
 
   /**
-   * The seller's plans after the change: both must exist, and the split plan must distribute
-   * the seller's rate plan (spec 2.3: a split plan is applied on top of its rate plan).
-   */
-  /**
    * The unified accounts a change names must exist: a rule of the database, so checked here;
    * their form (UUIDs, labels) is declared on UpdateSellerDto.
    */
@@ -176,6 +175,10 @@ export class SellersService {
     if (Object.keys(problems).length > 0) throw new ValidationError(problems);
   }
 
+  /**
+   * The seller's plans after the change: both must exist, and the split plan must distribute
+   * the seller's rate plan (spec 2.3: a split plan is applied on top of its rate plan).
+   */
   private async checkPlans(
     id: string,
     changes: UpdateSellerDto,

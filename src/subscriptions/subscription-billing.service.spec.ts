@@ -132,7 +132,12 @@ describe('subscription charges and the processor', () => {
     const planId = await createSubscriptionPlan(t, superuser.access, other.sellerId, { payment_types: ['credit'] });
     const sub = await subscriptions.subscribe(planId, signup);
     const due = new Date(sub.current_period_end);
-    await changeBehindTheApp(t, 'UPDATE sellers SET rate_plan_id = NULL WHERE id = $1', [other.sellerId]);
+    await changeBehindTheApp(
+      t,
+      'UPDATE sellers SET rate_plan_id = NULL WHERE id = $1',
+      [other.sellerId],
+      `seller:${other.sellerId}`,
+    );
 
     expect(await renewals.run(due)).toMatchObject({ charged: 0, refused: 1, pastDue: 1, errors: 0 });
     const row = async () =>
@@ -158,10 +163,12 @@ describe('subscription charges and the processor', () => {
     expect(await renewals.run(due)).toMatchObject({ charged: 0, refused: 0, errors: 0 });
 
     // The seller can take payments again: the retry charges the period.
-    await changeBehindTheApp(t, 'UPDATE sellers SET rate_plan_id = $2 WHERE id = $1', [
-      other.sellerId,
-      other.ratePlanId,
-    ]);
+    await changeBehindTheApp(
+      t,
+      'UPDATE sellers SET rate_plan_id = $2 WHERE id = $1',
+      [other.sellerId, other.ratePlanId],
+      `seller:${other.sellerId}`,
+    );
     expect(await renewals.run(new Date(due.getTime() + 86_400_000))).toMatchObject({ charged: 1, refused: 0 });
     expect(await row()).toMatchObject({ status: 'active', failed_attempts: 0 });
     expect((await chargesOf(sub.id)).map((c) => [c.period, c.status])).toEqual([
@@ -179,7 +186,12 @@ describe('subscription charges and the processor', () => {
       await subscriptions.subscribe(planId, signup),
     ];
     const due = new Date(canceledBySeller.current_period_end); // the later of the two
-    await changeBehindTheApp(t, 'UPDATE sellers SET rate_plan_id = NULL WHERE id = $1', [other.sellerId]);
+    await changeBehindTheApp(
+      t,
+      'UPDATE sellers SET rate_plan_id = NULL WHERE id = $1',
+      [other.sellerId],
+      `seller:${other.sellerId}`,
+    );
     expect(await renewals.run(due)).toMatchObject({ refused: 2, pastDue: 2, errors: 0 });
 
     const cancel = await t.http.post(

@@ -151,12 +151,15 @@ describe('credential cache (two API processes)', () => {
   describe("a seller's commercial terms (read by every charge)", () => {
     let paying: PayingSeller;
     let charges: string;
-    const charge = (client: HttpClient) =>
-      client.post(
-        charges,
-        { amount: '100.00', payment_type: 'credit', installments: 1, entry_mode: 'online', card: CARDS.visa },
-        { token: superuser.access },
-      );
+    const chargeBody = {
+      amount: '100.00',
+      payment_type: 'credit',
+      installments: 1,
+      entry_mode: 'online',
+      card: CARDS.visa,
+    };
+    const asSuperuser = () => ({ token: superuser.access });
+    const charge = (client: HttpClient) => client.post(charges, chargeBody, asSuperuser());
     /** Charges through `client` until `check` holds; it must hold within a second. */
     const withinASecond = async (client: HttpClient, check: (res: HttpResponse) => boolean) => {
       const started = Date.now();
@@ -186,6 +189,45 @@ describe('credential cache (two API processes)', () => {
       expect(patched.status).toBe(200);
       expect(developerOf(await charge(a))).toBe(developer);
       expect(developerOf(await withinASecond(b, (res) => developerOf(res) === developer))).toBe(developer);
+    });
+
+    it('are cached: a change that notifies nobody is not seen, whatever the spelling of the seller id', async () => {
+      const upper = `/unified/accounts/sellers/${paying.sellerId.toUpperCase()}/transactions/`;
+      const cached = await createSeller(t, superuser, 'Cached developer');
+      const set = await a.patch(`/sellers/${paying.sellerId}`, { developer_account: cached }, asSuperuser());
+      expect(set.status).toBe(200);
+      await withinASecond(b, (res) => developerOf(res) === cached);
+      for (const client of [a, b]) {
+        expect(developerOf(await charge(client))).toBe(cached);
+        expect(developerOf(await client.post(upper, chargeBody, asSuperuser()))).toBe(cached);
+      }
+      const silent = await createSeller(t, superuser, 'Silent developer');
+      await t.db.query('SET session_replication_role = replica');
+      try {
+        await t.db.query('UPDATE sellers SET developer_account = $2 WHERE id = $1', [paying.sellerId, silent]);
+      } finally {
+        await t.db.query('SET session_replication_role = DEFAULT');
+      }
+      try {
+        // Both processes price by what they cached, under either spelling …
+        for (const client of [a, b]) {
+          expect(developerOf(await charge(client))).toBe(cached);
+          expect(developerOf(await client.post(upper, chargeBody, asSuperuser()))).toBe(cached);
+        }
+        // … and a change through A reaches what was cached under the id in capitals too.
+        const restored = await a.patch(
+          `/sellers/${paying.sellerId}`,
+          { developer_account: paying.developer },
+          asSuperuser(),
+        );
+        expect(restored.status).toBe(200);
+        expect(developerOf(await a.post(upper, chargeBody, asSuperuser()))).toBe(paying.developer);
+      } finally {
+        await t.db.query('UPDATE sellers SET developer_account = $2 WHERE id = $1', [
+          paying.sellerId,
+          paying.developer,
+        ]);
+      }
     });
 
     it('a rate plan changed in the database (as rates:sync does) reaches both processes within 1 s', async () => {

@@ -1,5 +1,5 @@
 import { Client, Result } from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { poolOptions } from '../../src/database/pg-options';
 import {
   commitWithStatement,
@@ -247,6 +247,24 @@ describe('PipelinedClient', () => {
       });
       await expect(failure).rejects.toThrow(/after the last statement/);
       expect(await rows()).toEqual([{ id: 1, note: 'last' }]);
+    });
+
+    it('refuses a deferred statement or a second last statement after it, sending neither', async () => {
+      for (const after of [
+        (manager: EntityManager) => deferStatement(manager, `INSERT INTO pipelined VALUES ($1, $2)`, [2, 'deferred']),
+        (manager: EntityManager) => commitWithStatement(manager, `INSERT INTO pipelined VALUES ($1, $2)`, [2, 'again']),
+      ]) {
+        await sql.query('TRUNCATE pipelined');
+        const failure = dataSource.transaction(async (manager) => {
+          await commitWithStatement(manager, `INSERT INTO pipelined VALUES ($1, $2)`, [1, 'last']);
+          await after(manager);
+        });
+        await expect(failure).rejects.toThrow(/after the last statement/);
+        expect(await rows()).toEqual([{ id: 1, note: 'last' }]);
+      }
+      // The connection is clean for the next transaction.
+      await dataSource.transaction((manager) => manager.query(`INSERT INTO pipelined VALUES (3, 'next')`));
+      expect((await rows()).map((r: { id: number }) => r.id)).toEqual([1, 3]);
     });
 
     it('leaves the COMMIT to the end of a transaction that writes more after its work (writesAfterWork)', async () => {

@@ -198,7 +198,12 @@ describe('unified transactions', () => {
       const count = async () =>
         (await t.db.query('SELECT count(*)::int AS n FROM transactions WHERE seller_id = $1', [other.sellerId])).rows[0]
           .n;
-      await changeBehindTheApp(t, 'UPDATE rate_plans SET active = false WHERE id = $1', [other.ratePlanId]);
+      await changeBehindTheApp(
+        t,
+        'UPDATE rate_plans SET active = false WHERE id = $1',
+        [other.ratePlanId],
+        'rate_plans:',
+      );
       try {
         const refused = await t.http.post(
           `/unified/accounts/sellers/${other.sellerId}/transactions`,
@@ -209,7 +214,12 @@ describe('unified transactions', () => {
         expect(refused.body.code).toBe('rate_plan_inactive');
         expect(await count()).toBe(0);
       } finally {
-        await changeBehindTheApp(t, 'UPDATE rate_plans SET active = true WHERE id = $1', [other.ratePlanId]);
+        await changeBehindTheApp(
+          t,
+          'UPDATE rate_plans SET active = true WHERE id = $1',
+          [other.ratePlanId],
+          'rate_plans:',
+        );
       }
       const accepted = await t.http.post(
         `/unified/accounts/sellers/${other.sellerId}/transactions`,

@@ -596,6 +596,26 @@ describe('virtual accounts', () => {
       expect(await balance(b)).toBe('1000011.54');
     });
 
+    it('replays a transfer between virtual accounts sent again with the same Idempotency-Key: moved once', async () => {
+      const a = await subaccount();
+      const b = await subaccount();
+      await fund(a, '10.00');
+      const body = { amount: '3.00', destination: { virtual_account: b } };
+      const first = await act(a, 'transfer', body, { 'idempotency-key': 'inside-once' });
+      expect(first.status).toBe(201);
+      const again = await act(a, 'transfer', body, { 'idempotency-key': 'inside-once' });
+      expect(again.status).toBe(201);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.body).toEqual(first.body);
+      expect([await balance(a), await balance(b)]).toEqual(['7.00', '3.00']);
+      const entries = await t.db.query(`SELECT count(*)::int AS n FROM journal_entries WHERE id = $1`, [
+        first.body.journal_entry,
+      ]);
+      expect(entries.rows[0].n).toBe(1);
+      expect(await outbox('virtual_account.transfer', first.body.id)).toHaveLength(1);
+      expect((await statement(b)).filter((p) => p.type === 'transfer_in')).toHaveLength(1);
+    });
+
     it('replays a transfer sent again with the same Idempotency-Key', async () => {
       const a = await subaccount();
       await fund(a, '10.00');

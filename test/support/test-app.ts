@@ -67,15 +67,16 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
 /**
  * A change made in SQL behind the app's back (not through its services, which drop what they
  * change from the app's caches at once): runs it, then waits until the app has heard of it by
- * its database notification, as every API process does within a second.
+ * its database notification (`payload`, see the notification triggers), as every API process
+ * does within a second.
  */
-export async function changeBehindTheApp(t: TestApp, sql: string, params: unknown[] = []): Promise<void> {
+export async function changeBehindTheApp(t: TestApp, sql: string, params: unknown[], payload: string): Promise<void> {
   const cache = t.app.get(CredentialCache);
   const heard = cache.notificationsHeard;
   await t.db.query(sql, params);
   const deadline = Date.now() + 5000;
-  while (cache.listening && cache.notificationsHeard === heard) {
-    if (Date.now() > deadline) throw new Error(`the app did not hear of: ${sql}`);
+  while (cache.listening && !cache.payloadsHeardSince(heard).includes(payload)) {
+    if (Date.now() > deadline) throw new Error(`the app did not hear ${payload} after: ${sql}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }

@@ -54,8 +54,9 @@ export function claimLapsed(): ConflictError {
  * When the request carries an `Idempotency-Key`, the value returned by `work` is recorded as
  * the key's answer (with the route's success status) inside the same transaction, before
  * commit: a crash leaves both the change and its answer, or neither. Only the first such
- * transaction of a request answers (so a statement sent with the COMMIT, `commitWithStatement`,
- * leaves the COMMIT to the answer). Outside a request (jobs, CLI, service tests) it is a plain
+ * transaction of a request answers; that transaction is marked `writesAfterWork`, so that a
+ * last statement (`commitWithStatement`) does not take the COMMIT along before the answer is
+ * written. Outside a request (jobs, CLI, service tests) it is a plain
  * transaction.
  */
 export async function requestTransaction<T>(

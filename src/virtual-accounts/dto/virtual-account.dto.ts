@@ -234,6 +234,7 @@ export class PostingResponseDto {
   failure_reason: string | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;
 
+  /** Also built in SQL for the posting events a movement writes: POST_MOVEMENT (ledger.repository.ts) must agree. */
   static of(line: PostingRow): PostingResponseDto {
     return {
       id: line.id,
