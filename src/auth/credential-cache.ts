@@ -205,9 +205,9 @@ export class CredentialCache implements OnApplicationBootstrap, OnApplicationShu
   }
 
   private onNotification(message: Notification): void {
-    this.heardCount++;
-    if (this.heard.push(message.payload ?? '') > 100) this.heard.shift();
     const payload = message.payload ?? '';
+    this.heardCount++;
+    if (this.heard.push(payload) > 100) this.heard.shift();
     const colon = payload.indexOf(':');
     const kind = payload.slice(0, colon);
     const id = payload.slice(colon + 1);
