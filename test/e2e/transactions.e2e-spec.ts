@@ -179,6 +179,28 @@ describe('unified transactions', () => {
       expect(Object.keys(res.body.errors)).toContain(field);
     });
 
+    it.each([
+      ['Discover', '6011111111111117'],
+      ['JCB', '3530111333300000'],
+    ])(
+      'prices a %s card, which the rate plan does not name, by its "Todas as bandeiras %%" cell',
+      async (brand, number) => {
+        const res = await post({
+          amount: '100.00',
+          payment_type: 'credit',
+          installments: 1,
+          entry_mode: 'online',
+          card: { ...CARDS.visa, number },
+        });
+        expect(res.status).toBe(201);
+        expect(res.body).toMatchObject({
+          card_brand: brand,
+          status: 'approved',
+          fees: { percentage: '3.49', fixed: '0.50' },
+        });
+      },
+    );
+
     it('refuses a payment the rate plan does not price, and a seller without a rate plan', async () => {
       const res = await post({ amount: '100.00', payment_type: 'credit', installments: 15, card: CARDS.visa });
       expect(res.status).toBe(400);

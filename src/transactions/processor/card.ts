@@ -1,5 +1,14 @@
 /** Card number checks: the Luhn check digit and the brand from the number's prefix (BIN). */
-export const CARD_BRANDS = ['Visa', 'MasterCard', 'Elo', 'American Express', 'Hipercard', 'Diners'] as const;
+export const CARD_BRANDS = [
+  'Visa',
+  'MasterCard',
+  'Elo',
+  'American Express',
+  'Hipercard',
+  'Diners',
+  'Discover',
+  'JCB',
+] as const;
 export type CardBrand = (typeof CARD_BRANDS)[number];
 
 export function passesLuhn(number: string): boolean {
@@ -56,6 +65,11 @@ const PREFIX_RANGES: readonly PrefixRange[] = [
   ['Diners', 3, 300, 305],
   ['Diners', 2, 36, 36],
   ['Diners', 2, 38, 39],
+  // After Elo, whose 65 ranges are Elo's, and Hipercard.
+  ['Discover', 4, 6011, 6011],
+  ['Discover', 3, 644, 649],
+  ['Discover', 2, 65, 65],
+  ['JCB', 4, 3528, 3589],
   ['MasterCard', 2, 51, 55],
   ['MasterCard', 4, 2221, 2720],
   ['Visa', 1, 4, 4],
