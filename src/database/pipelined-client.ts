@@ -1,6 +1,9 @@
+import { Logger } from '@nestjs/common';
 import { Query, Result, type ClientConfig, type FieldDef, type QueryResult } from 'pg';
 import { QueryFailedError, type EntityManager } from 'typeorm';
 import { DeadlineClient } from './pg-options';
+
+const logger = new Logger('Database');
 
 /**
  * The pg client of the service's pool (`pipeline: true`): it cuts the round trips and socket
@@ -123,9 +126,13 @@ export class PipelinedClient extends DeadlineClient {
     this.committing = null;
     if (command === 'COMMIT') return committing;
     // The caller's work failed after its last statement: when that statement failed too, the
-    // server rolled back; when it did not, the change stands and the caller reports its error.
+    // server rolled back; when it did not, the change stands and the caller reports its error
+    // (a defect of the caller: nothing may fail after a last statement).
     return committing.then(
-      () => emptyResult('ROLLBACK'),
+      () => {
+        logger.error('A transaction committed with its last statement, then its work failed: the change stands');
+        return emptyResult('ROLLBACK');
+      },
       () => emptyResult('ROLLBACK'),
     );
   }
