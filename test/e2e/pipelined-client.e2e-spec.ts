@@ -205,7 +205,12 @@ describe('PipelinedClient', () => {
           `INSERT INTO pipelined VALUES ($1, $2) RETURNING id`,
           [2, 'last'],
         );
-        seenInside = await rows(); // another connection, while this transaction's work still runs
+        // Another connection, while this transaction's work still runs: the COMMIT that left with
+        // the statement completes on its own (the statement's answer may come a moment before it).
+        const deadline = Date.now() + 5000;
+        while ((seenInside = await rows()).length < 2 && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
         return inserted;
       });
       expect(answered).toEqual([{ id: 2 }]);
