@@ -14,7 +14,10 @@ export function setWithUpdatedAt(
   const columns = assignments.map(([column]) => column).join(', ');
   const values = assignments.map(([, value]) => value).join(', ');
   // ROW(...) so that a single column compares as a row too.
-  const moved =
-    alsoChanged || assignments.length === 0 ? String(alsoChanged) : `ROW(${columns}) IS DISTINCT FROM ROW(${values})`;
+  const moved = alsoChanged
+    ? 'true'
+    : assignments.length === 0
+      ? 'false'
+      : `ROW(${columns}) IS DISTINCT FROM ROW(${values})`;
   return [...sets, `updated_at = CASE WHEN ${moved} THEN now() ELSE updated_at END`].join(', ');
 }
