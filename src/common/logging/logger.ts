@@ -49,13 +49,9 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
       serializers: { err: serializeError },
-      // Lines written while serving a request carry its id, credential and seller. Fastify's own
-      // request logger already binds request_id: it is not repeated there.
-      mixin: (_object, _level, logger) => {
-        const fields = requestLogFields();
-        if (fields.request_id && (logger as Logger).bindings().request_id) delete fields.request_id;
-        return fields;
-      },
+      // Lines written while serving a request carry its id, credential and seller (Fastify's
+      // request logger is this logger itself: see createFastifyAdapter).
+      mixin: () => requestLogFields(),
     },
     destination,
   );
