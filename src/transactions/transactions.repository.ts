@@ -148,17 +148,19 @@ export class TransactionsRepository {
   }
 
   /**
-   * Charges unresolved for longer than a charge takes (the oldest 500): card ones still pending,
-   * pix and boleto ones still without the processor's payment instructions.
+   * Charges unresolved for longer than a charge takes, oldest first, every one of them (read in
+   * batches): card ones still pending, pix and boleto ones still without the processor's payment
+   * instructions.
    */
-  findInterruptedCharges(olderThanMinutes: number): Promise<Transaction[]> {
-    return this.transactions
-      .createQueryBuilder('t')
-      .where(`t.status = 'pending' AND (t.payment_type IN ('credit', 'debit') OR t.processor_reference IS NULL)`)
-      .andWhere(`t.created_at < now() - make_interval(mins => :minutes)`, { minutes: olderThanMinutes })
-      .orderBy('t.created_at', 'ASC')
-      .limit(500)
-      .getMany();
+  interruptedCharges(olderThanMinutes: number): AsyncGenerator<{ id: string }> {
+    return this.inBatches(
+      `SELECT id FROM transactions
+        WHERE status = 'pending' AND (payment_type IN ('credit', 'debit') OR processor_reference IS NULL)
+          AND created_at < now() - make_interval(mins => $2)
+          AND ($1::uuid IS NULL OR (created_at, id) > (SELECT created_at, id FROM transactions WHERE id = $1))
+        ORDER BY created_at, id`,
+      [olderThanMinutes],
+    );
   }
 
   /**

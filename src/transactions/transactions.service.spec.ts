@@ -422,6 +422,48 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
     expect(await stored(answered.id)).toMatchObject({ status: 'voided' });
   });
 
+  it('asks about every interrupted charge at each run: many the processor has not decided hold up none behind them', async () => {
+    processor.behaviour = async (request) => {
+      const answer = { status: 'pending' as const, reference: `fake_${request.transactionId}` };
+      processor.charges.set(request.transactionId, answer);
+      return answer;
+    };
+    const underReview = await service.create(sellerId, card);
+    // 600 more under review, older than it: more than the 500 a run once took, oldest first.
+    const { rows: columns } = await t.db.query(
+      `SELECT column_name FROM information_schema.columns
+        WHERE table_name = 'transactions' AND table_schema = current_schema() AND is_identity = 'NO'`,
+    );
+    const copied: Record<string, string> = {
+      id: 'g.id',
+      created_at: `t.created_at - g.n * interval '1 second'`,
+      processor_reference: `'fake_' || g.id`,
+    };
+    const names = columns.map((c: { column_name: string }) => c.column_name);
+    const { rows: copies } = await t.db.query(
+      `INSERT INTO transactions (${names.join(', ')})
+       SELECT ${names.map((name: string) => copied[name] ?? `t.${name}`).join(', ')}
+         FROM transactions t, (SELECT gen_random_uuid() AS id, n FROM generate_series(1, 600) n) g
+        WHERE t.id = $1
+       RETURNING id`,
+      [underReview.id],
+    );
+    const ids: string[] = copies.map((c: { id: string }) => c.id);
+    for (const id of ids) processor.charges.set(id, { status: 'pending', reference: `fake_${id}` });
+    // The newest, which the processor never received.
+    processor.behaviour = async () => {
+      throw timeout();
+    };
+    const interrupted = await service.create(sellerId, card);
+    try {
+      expect(await reconcile()).toBe(1);
+      expect(await stored(interrupted.id)).toMatchObject({ status: 'voided', void_reason: 'charge_interrupted' });
+      expect(await stored(underReview.id)).toMatchObject({ status: 'pending' });
+    } finally {
+      await t.db.query('DELETE FROM transactions WHERE id = ANY($1::uuid[])', [[...ids, underReview.id]]);
+    }
+  });
+
   it('records a declined charge as declined, and an approved one as approved, with the GET view as event data', async () => {
     const approved = await service.create(sellerId, card);
     expect(approved.status).toBe('approved');

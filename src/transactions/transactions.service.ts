@@ -385,11 +385,12 @@ export class TransactionsService implements OnModuleInit {
    * gets its instructions and waits for payment); one it never received is voided, at the
    * processor too (so that a late charge is undone), so that no customer stays charged for a
    * payment the seller never saw and nothing waits for a payment that cannot come (a checkout's
-   * seats go back). Returns how many were resolved.
+   * seats go back). Every such charge is asked about at each run: one the processor cannot answer
+   * for holds up none behind it. Returns how many were resolved.
    */
   async reconcileInterrupted(olderThanMinutes = INTERRUPTED_AFTER_MINUTES): Promise<number> {
     let resolved = 0;
-    for (const stale of await this.transactions.findInterruptedCharges(olderThanMinutes)) {
+    for await (const stale of this.transactions.interruptedCharges(olderThanMinutes)) {
       try {
         if (await this.reconcile(stale.id)) resolved++;
       } catch (error) {
