@@ -20,7 +20,7 @@ import { TransactionFollowUps1763803000000 } from './1763803000000-transaction-f
 import { MailOutboxPending1763803100000 } from './1763803100000-mail-outbox-pending';
 import { SellerTermsNotifications1763803200000 } from './1763803200000-seller-terms-notifications';
 import { OrderItemNames1763803300000 } from './1763803300000-order-item-names';
-import { PendingTransactionsByAge1763803400000 } from './1763803400000-pending-transactions-by-age';
+import { UnresolvedChargesByAge1763803400000 } from './1763803400000-unresolved-charges-by-age';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -46,5 +46,5 @@ export const migrations = [
   MailOutboxPending1763803100000,
   SellerTermsNotifications1763803200000,
   OrderItemNames1763803300000,
-  PendingTransactionsByAge1763803400000,
+  UnresolvedChargesByAge1763803400000,
 ];

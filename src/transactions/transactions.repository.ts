@@ -148,11 +148,11 @@ export class TransactionsRepository {
   }
 
   /**
-   * Charges unresolved for longer than a charge takes, oldest first, every one of them (read in
-   * batches): card ones still pending, pix and boleto ones still without the processor's payment
-   * instructions.
+   * Charges unresolved for longer than a charge takes, oldest first (after the charge `startAfter`
+   * when given), read in batches: card ones still pending, pix and boleto ones still without the
+   * processor's payment instructions.
    */
-  interruptedCharges(olderThanMinutes: number): AsyncGenerator<{ id: string }> {
+  interruptedCharges(olderThanMinutes: number, startAfter: string | null = null): AsyncGenerator<{ id: string }> {
     return this.inBatches(
       `SELECT id FROM transactions
         WHERE status = 'pending' AND (payment_type IN ('credit', 'debit') OR processor_reference IS NULL)
@@ -160,6 +160,7 @@ export class TransactionsRepository {
           AND ($1::uuid IS NULL OR (created_at, id) > (SELECT created_at, id FROM transactions WHERE id = $1))
         ORDER BY created_at, id`,
       [olderThanMinutes],
+      startAfter,
     );
   }
 
@@ -199,12 +200,17 @@ export class TransactionsRepository {
   }
 
   /**
-   * The rows of `query` a batch at a time, each batch after the last row read (`$1`: its id, null
-   * at first; `params` from `$2`), so that a row the caller could not change is not read again in
-   * the same walk. `query` orders its rows by the keyset it compares with `$1`'s row.
+   * The rows of `query` a batch at a time, each batch after the last row read (`$1`: its id; at
+   * first `startAfter`, null for the first row; `params` from `$2`), so that a row the caller could
+   * not change is not read again in the same walk. `query` orders its rows by the keyset it
+   * compares with `$1`'s row.
    */
-  private async *inBatches<T extends { id: string }>(query: string, params: unknown[]): AsyncGenerator<T> {
-    let after: string | null = null;
+  private async *inBatches<T extends { id: string }>(
+    query: string,
+    params: unknown[],
+    startAfter: string | null = null,
+  ): AsyncGenerator<T> {
+    let after = startAfter;
     for (;;) {
       const rows: T[] = await this.dataSource.query(`${query} LIMIT ${FOLLOW_UP_BATCH}`, [after, ...params]);
       yield* rows;

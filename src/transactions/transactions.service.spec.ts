@@ -464,6 +464,34 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
     }
   });
 
+  it('a reconciler run out of time stops, and the next run goes on after the last charge it asked about', async () => {
+    await reconcile(); // charges left unresolved by earlier tests: this processor never received them
+    processor.behaviour = async (request) => {
+      const answer = { status: 'pending' as const, reference: `fake_${request.transactionId}` };
+      processor.charges.set(request.transactionId, answer);
+      return answer;
+    };
+    const underReview = await service.create(sellerId, card);
+    processor.behaviour = async () => {
+      throw timeout();
+    };
+    const interrupted = await service.create(sellerId, card);
+
+    // No time at all: one charge per run, the oldest first.
+    expect(await service.reconcileInterrupted(0, 0)).toBe(0);
+    expect(await stored(interrupted.id)).toMatchObject({ status: 'pending' });
+    // Not the oldest again, which the processor still has under review: the one after it.
+    expect(await service.reconcileInterrupted(0, 0)).toBe(1);
+    expect(await stored(interrupted.id)).toMatchObject({ status: 'voided', void_reason: 'charge_interrupted' });
+    expect(await stored(underReview.id)).toMatchObject({ status: 'pending' });
+
+    processor.charges.set(underReview.id, { status: 'approved', reference: `fake_${underReview.id}` });
+    // Past the newest: the next run starts from the oldest again.
+    expect(await service.reconcileInterrupted(0, 0)).toBe(0);
+    expect(await service.reconcileInterrupted(0, 0)).toBe(1);
+    expect(await stored(underReview.id)).toMatchObject({ status: 'approved' });
+  });
+
   it('records a declined charge as declined, and an approved one as approved, with the GET view as event data', async () => {
     const approved = await service.create(sellerId, card);
     expect(approved.status).toBe('approved');

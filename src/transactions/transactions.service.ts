@@ -80,6 +80,12 @@ export const PROCESSOR_VOID_JOB = 'transactions.processor-void';
 /** A card charge still pending after this long was interrupted (card charges answer in seconds). */
 export const INTERRUPTED_AFTER_MINUTES = 10;
 
+/**
+ * How long a run of the reconciler (scheduled every minute) goes on asking the processor; the
+ * next run goes on from the charge it stopped after.
+ */
+export const RECONCILE_RUN_MS = 45_000;
+
 /** The void reason of an API pix or boleto charge not paid in time. */
 export const PAYMENT_EXPIRED = 'payment_expired';
 
@@ -94,6 +100,8 @@ export const VOID_UNACKNOWLEDGED_AFTER_MINUTES = 60;
 @Injectable()
 export class TransactionsService implements OnModuleInit {
   private readonly logger = new Logger('Transactions');
+  /** The charge the last reconciler run stopped after, out of time (see reconcileInterrupted); null: from the oldest. */
+  private reconcileFrom: string | null = null;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -385,17 +393,26 @@ export class TransactionsService implements OnModuleInit {
    * gets its instructions and waits for payment); one it never received is voided, at the
    * processor too (so that a late charge is undone), so that no customer stays charged for a
    * payment the seller never saw and nothing waits for a payment that cannot come (a checkout's
-   * seats go back). Every such charge is asked about at each run: one the processor cannot answer
-   * for holds up none behind it. Returns how many were resolved.
+   * seats go back). A run asks about the charges in age order for up to `runMs` (one at least),
+   * and the next run goes on after the last one asked about (from the oldest again once a run
+   * reached the newest): a charge the processor cannot answer for, or a slow processor, holds up
+   * none behind it. Returns how many were resolved.
    */
-  async reconcileInterrupted(olderThanMinutes = INTERRUPTED_AFTER_MINUTES): Promise<number> {
+  async reconcileInterrupted(olderThanMinutes = INTERRUPTED_AFTER_MINUTES, runMs = RECONCILE_RUN_MS): Promise<number> {
+    const stopAt = Date.now() + runMs;
+    const startAfter = this.reconcileFrom;
+    this.reconcileFrom = null;
     let resolved = 0;
-    for await (const stale of this.transactions.interruptedCharges(olderThanMinutes)) {
+    for await (const stale of this.transactions.interruptedCharges(olderThanMinutes, startAfter)) {
       try {
         if (await this.reconcile(stale.id)) resolved++;
       } catch (error) {
         // One charge that cannot be settled now never holds up the others: it is tried again next run.
         this.logger.error({ err: error, transaction: stale.id }, 'Could not reconcile a charge; tried again later');
+      }
+      if (Date.now() >= stopAt) {
+        this.reconcileFrom = stale.id;
+        break;
       }
     }
     return resolved;
