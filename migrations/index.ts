@@ -21,6 +21,7 @@ import { MailOutboxPending1763803100000 } from './1763803100000-mail-outbox-pend
 import { SellerTermsNotifications1763803200000 } from './1763803200000-seller-terms-notifications';
 import { OrderItemNames1763803300000 } from './1763803300000-order-item-names';
 import { UnresolvedChargesByAge1763803400000 } from './1763803400000-unresolved-charges-by-age';
+import { TransactionListByCreation1763803500000 } from './1763803500000-transaction-list-by-creation';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -47,4 +48,5 @@ export const migrations = [
   SellerTermsNotifications1763803200000,
   OrderItemNames1763803300000,
   UnresolvedChargesByAge1763803400000,
+  TransactionListByCreation1763803500000,
 ];

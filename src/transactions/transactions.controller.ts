@@ -53,7 +53,7 @@ export class TransactionsController {
   @ApiOperation({
     summary: "List the seller's unified transactions (filters, cursor pagination)",
     description:
-      "The seller's transactions, newest first (`?ordering=created_at` for oldest first), cursor-paginated, filtered by status, payment type, brand, entry mode, source, creation period and amount range. A `cursor` this list did not give is 400 `invalid_cursor`.",
+      "The seller's transactions, newest first by `created_at` (`?ordering=created_at` for oldest first; those created at the same instant in the order they were written), cursor-paginated, filtered by status, payment type, brand, entry mode, source, creation period and amount range. A `cursor` this list did not give is 400 `invalid_cursor`.",
   })
   @ApiOkResponse({ type: PageOf(TransactionResponseDto) })
   @ApiErrorResponses(400)

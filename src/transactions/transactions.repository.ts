@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { Cents } from '../common/money/money';
-import { applyKeyset, PageRequest } from '../common/pagination/pagination';
+import { applyKeysetAfterRow, PageRequest } from '../common/pagination/pagination';
 import { deferStatement } from '../database/pipelined-client';
 import { RowMapper } from '../database/row-mapper';
 import type { EntryMode, PaymentType } from '../split/table';
@@ -235,7 +235,11 @@ export class TransactionsRepository {
     );
   }
 
-  /** A page of the seller's transactions, newest first unless asked otherwise; one index range scan. */
+  /**
+   * A page of the seller's transactions, newest first unless asked otherwise, by creation time
+   * (then by `seq`, for those created at the same instant); one index range scan, a range of
+   * creation dates included.
+   */
   list(sellerId: string, filters: TransactionFilters, page: PageRequest): Promise<Transaction[]> {
     const q = this.transactions.createQueryBuilder('t').where('t.seller_id = :sellerId', { sellerId });
     if (filters.status) q.andWhere('t.status = :status', { status: filters.status });
@@ -248,7 +252,12 @@ export class TransactionsRepository {
     if (filters.createdBefore) q.andWhere('t.created_at < :createdBefore', { createdBefore: filters.createdBefore });
     if (filters.amountMin !== undefined) q.andWhere('t.amount >= :amountMin', { amountMin: filters.amountMin });
     if (filters.amountMax !== undefined) q.andWhere('t.amount <= :amountMax', { amountMax: filters.amountMax });
-    return applyKeyset(q, 't.seq', page).getMany();
+    return applyKeysetAfterRow(
+      q,
+      ['t.created_at', 't.seq'],
+      'SELECT c.created_at, c.seq FROM transactions c WHERE c.seq = :keysetAfter',
+      page,
+    ).getMany();
   }
 
   // ---- split rules

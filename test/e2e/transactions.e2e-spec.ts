@@ -420,6 +420,42 @@ describe('unified transactions', () => {
       }
     });
 
+    it('orders by creation time, those created at the same instant in the order they were written, page after page', async () => {
+      const seller = await payingSeller(t, superuser);
+      const path = `/unified/accounts/sellers/${seller.sellerId}/transactions`;
+      const make = async (): Promise<string> =>
+        (await t.http.post(path, { amount: '10.00', payment_type: 'pix' }, { token: superuser.access })).body.id;
+      const [a, b, c, d] = [await make(), await make(), await make(), await make()];
+      // Creation times the order of writing does not follow: d older than all, b and c at one instant.
+      const createdAt: Array<[string, string]> = [
+        [a, '2026-01-01T10:00:00Z'],
+        [b, '2026-01-01T11:00:00Z'],
+        [c, '2026-01-01T11:00:00Z'],
+        [d, '2026-01-01T09:00:00Z'],
+      ];
+      for (const [id, at] of createdAt) {
+        await t.db.query('UPDATE transactions SET created_at = $2 WHERE id = $1', [id, at]);
+      }
+      type Page = { status: number; body: { results: Array<{ id: string }>; next_cursor: string | null } };
+      const walk = async (query: string): Promise<string[]> => {
+        const seen: string[] = [];
+        let cursor: string | null = null;
+        do {
+          const after: string = cursor ? `&cursor=${cursor}` : '';
+          const res = (await t.http.get(`${path}?limit=1&${query}${after}`, { token: superuser.access })) as Page;
+          expect(res.status).toBe(200);
+          seen.push(...res.body.results.map((x) => x.id));
+          cursor = res.body.next_cursor;
+        } while (cursor && seen.length < 10);
+        return seen;
+      };
+      expect(await walk('')).toEqual([c, b, a, d]);
+      expect(await walk('ordering=created_at')).toEqual([d, a, b, c]);
+      expect(await walk('payment_type=pix')).toEqual([c, b, a, d]);
+      expect(await walk('created_after=2026-01-01T09:30:00Z&created_before=2026-01-01T11:00:00Z')).toEqual([a]);
+      expect(await walk('created_after=2026-01-01T10:00:00Z&ordering=created_at')).toEqual([a, b, c]);
+    });
+
     it('keeps the resolution it was charged with when the plans change later', async () => {
       const own = await payingSeller(t, superuser); // a seller of its own: this test changes its plans
       const charge = async () =>

@@ -121,6 +121,29 @@ export function applyKeyset<T extends ObjectLiteral>(
 }
 
 /**
+ * applyKeyset for a list ordered by a column of its own (`t.created_at`) and then by the cursor's
+ * position column (`t.seq`), which breaks its ties: the page goes on after the cursor's row in
+ * that order. `cursorRow` is a query answering both columns of the row at position `:keysetAfter`.
+ */
+export function applyKeysetAfterRow<T extends ObjectLiteral>(
+  query: SelectQueryBuilder<T>,
+  [column, position]: [string, string],
+  cursorRow: string,
+  page: PageRequest,
+): SelectQueryBuilder<T> {
+  if (page.after !== null) {
+    query.andWhere(`(${column}, ${position}) ${page.descending ? '<' : '>'} (${cursorRow})`, {
+      keysetAfter: page.after,
+    });
+  }
+  const direction = page.descending ? 'DESC' : 'ASC';
+  return query
+    .orderBy(column, direction)
+    .addOrderBy(position, direction)
+    .limit(page.limit + 1);
+}
+
+/**
  * The same for hand-written SQL: the keyset condition (its value appended to `params`, or
  * null on the first page) and the ORDER BY / LIMIT clause.
  */
