@@ -22,6 +22,7 @@ import { SellerTermsNotifications1763803200000 } from './1763803200000-seller-te
 import { OrderItemNames1763803300000 } from './1763803300000-order-item-names';
 import { UnresolvedChargesByAge1763803400000 } from './1763803400000-unresolved-charges-by-age';
 import { TransactionListByCreation1763803500000 } from './1763803500000-transaction-list-by-creation';
+import { SplitParticipantsLowerCase1763803600000 } from './1763803600000-split-participants-lower-case';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -49,4 +50,5 @@ export const migrations = [
   OrderItemNames1763803300000,
   UnresolvedChargesByAge1763803400000,
   TransactionListByCreation1763803500000,
+  SplitParticipantsLowerCase1763803600000,
 ];

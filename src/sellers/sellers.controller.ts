@@ -63,7 +63,7 @@ export class SellersController {
     summary:
       'Update a seller: `seller.manage` edits name and email; the commercial terms (rate_plan, split_plan, developer_account, split_participants) are for superusers (403 superuser_required)',
     description:
-      "`seller.manage` edits `name` and `email`; the commercial terms (`rate_plan`, `split_plan`, `developer_account`, `split_participants`) are the platform's: superusers only (403 `superuser_required`). The split plan must belong to the seller's rate plan.",
+      "`seller.manage` edits `name` and `email`; the commercial terms (`rate_plan`, `split_plan`, `developer_account`, `split_participants`) are the platform's: superusers only (403 `superuser_required`). The split plan must belong to the seller's rate plan. A seller is moved onto an active rate plan only (400 `rate_plan_inactive`; one already on a plan that became inactive keeps it). Ids are answered and audited in lower case, whatever case they were sent in.",
   })
   @ApiOkResponse({ type: SellerResponseDto })
   @ApiErrorResponses(400)

@@ -28,6 +28,26 @@ import { isUniqueViolation } from '../common/errors/database-errors';
 
 const COMMERCIAL_TERMS = ['rate_plan', 'split_plan', 'developer_account', 'split_participants'] as const;
 
+/**
+ * The change with the ids of its commercial terms in the form the database gives them back (lower
+ * case): stored, compared with the seller's and audited alike, whatever case they were sent in
+ * (`split_participants` is JSON, which keeps the case it is given).
+ */
+function withCanonicalIds(changes: UpdateSellerDto): UpdateSellerDto {
+  const canonical = { ...changes };
+  if (typeof changes.rate_plan === 'string') canonical.rate_plan = changes.rate_plan.toLowerCase();
+  if (typeof changes.split_plan === 'string') canonical.split_plan = changes.split_plan.toLowerCase();
+  if (typeof changes.developer_account === 'string') {
+    canonical.developer_account = changes.developer_account.toLowerCase();
+  }
+  if (changes.split_participants) {
+    canonical.split_participants = Object.fromEntries(
+      Object.entries(changes.split_participants).map(([label, account]) => [label, account.toLowerCase()]),
+    );
+  }
+  return canonical;
+}
+
 @Injectable()
 export class SellersService {
   constructor(
@@ -107,8 +127,9 @@ export class SellersService {
    * `seller.manage` edits `name` and `email`; the commercial terms (`rate_plan`, `split_plan`,
    * `developer_account`, `split_participants`) are the platform's: superusers only, and audited.
    */
-  async update(principal: Principal, id: string, changes: UpdateSellerDto): Promise<SellerResponseDto> {
-    if (COMMERCIAL_TERMS.some((term) => changes[term] !== undefined)) this.authorization.requireSuperuser(principal);
+  async update(principal: Principal, id: string, input: UpdateSellerDto): Promise<SellerResponseDto> {
+    if (COMMERCIAL_TERMS.some((term) => input[term] !== undefined)) this.authorization.requireSuperuser(principal);
+    const changes = withCanonicalIds(input);
     const participants = changes.split_participants;
     await this.checkAccountsExist(changes.developer_account, participants);
     const plans = await this.checkPlans(id, changes);
@@ -187,8 +208,13 @@ export class SellersService {
     const current = await this.sellers.findSeller(id);
     const ratePlanId = changes.rate_plan !== undefined ? changes.rate_plan : (current?.ratePlanId ?? null);
     const splitPlanId = changes.split_plan !== undefined ? changes.split_plan : (current?.splitPlanId ?? null);
-    if (changes.rate_plan && !(await this.plans.findRatePlan(changes.rate_plan))) {
-      throw new BadRequestError('rate_plan_not_found', 'The rate plan does not exist.');
+    if (changes.rate_plan) {
+      const ratePlan = await this.plans.findRatePlan(changes.rate_plan);
+      if (!ratePlan) throw new BadRequestError('rate_plan_not_found', 'The rate plan does not exist.');
+      // A retired plan prices no new charge: no seller is moved onto it (one already on it keeps it).
+      if (!ratePlan.active && ratePlan.id !== current?.ratePlanId) {
+        throw new BadRequestError('rate_plan_inactive', 'The rate plan is inactive; choose an active one.');
+      }
     }
     if (splitPlanId) {
       const splitPlan = await this.plans.findSplitPlan(splitPlanId);

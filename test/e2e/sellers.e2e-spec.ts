@@ -1,5 +1,6 @@
 import { createSeller, createUser, grant, TestUser, validCnpj } from '../support/identity';
-import { startTestApp, TestApp } from '../support/test-app';
+import { payingSeller } from '../support/payments';
+import { changeBehindTheApp, startTestApp, TestApp } from '../support/test-app';
 
 /** Sellers, sub-accounts and the access table (API.md section 3). */
 describe('sellers', () => {
@@ -95,6 +96,65 @@ describe('sellers', () => {
       (await t.http.patch(`/sellers/${seller}`, { document: '52998224725' }, { token: superuser.access })).status,
     ).toBe(400);
     expect((await t.http.patch(`/sellers/${seller}`, { name: null }, { token: superuser.access })).status).toBe(400);
+  });
+
+  it('keeps the ids of its commercial terms in one form whatever their case, and moves no seller onto an inactive rate plan', async () => {
+    const paying = await payingSeller(t, superuser);
+    const path = `/sellers/${paying.sellerId}`;
+    const patch = (body: object) => t.http.patch(path, body, { token: superuser.access });
+    const audited = async () =>
+      (
+        await t.db.query(
+          `SELECT changes FROM audit_log WHERE seller_id = $1 AND action = 'seller.commercial_terms_changed' ORDER BY seq`,
+          [paying.sellerId],
+        )
+      ).rows.map((row: { changes: unknown }) => row.changes);
+    const before = await audited();
+
+    // The terms it has, spelt in upper case: nothing changes, nothing is audited.
+    const same = await patch({
+      rate_plan: paying.ratePlanId.toUpperCase(),
+      developer_account: paying.developer.toUpperCase(),
+      split_participants: { Master: paying.master.toUpperCase() },
+    });
+    expect(same.status).toBe(200);
+    expect(same.body).toMatchObject({
+      rate_plan: paying.ratePlanId,
+      developer_account: paying.developer,
+      split_participants: { Master: paying.master },
+    });
+    expect(await audited()).toEqual(before);
+
+    // A participant sent in upper case is stored, answered and audited as the id it is.
+    const sub = (await t.http.post(`${path}/subaccounts`, { name: 'Agente' }, { token: superuser.access })).body.id;
+    const added = await patch({ split_participants: { Master: paying.master, Agente: sub.toUpperCase() } });
+    expect(added.body.split_participants).toEqual({ Master: paying.master, Agente: sub });
+    expect((await t.http.get(path, { token: superuser.access })).body.split_participants).toEqual({
+      Master: paying.master,
+      Agente: sub,
+    });
+    expect((await audited()).slice(before.length)).toEqual([
+      { split_participants: { from: { Master: paying.master }, to: { Master: paying.master, Agente: sub } } },
+    ]);
+
+    // An inactive rate plan takes no seller; one already on it keeps it.
+    const { rows } = await t.db.query('SELECT id FROM rate_plans WHERE id <> $1 AND active LIMIT 1', [
+      paying.ratePlanId,
+    ]);
+    const other: string = rows[0].id;
+    await changeBehindTheApp(t, 'UPDATE rate_plans SET active = false WHERE id = $1', [other], 'rate_plans:');
+    try {
+      const moved = await patch({ rate_plan: other, split_plan: null });
+      expect(moved.status).toBe(400);
+      expect(moved.body.code).toBe('rate_plan_inactive');
+      const stays = await createSeller(t, superuser);
+      await t.db.query('UPDATE sellers SET rate_plan_id = $1 WHERE id = $2', [other, stays]);
+      const kept = await t.http.patch(`/sellers/${stays}`, { rate_plan: other }, { token: superuser.access });
+      expect(kept.status).toBe(200);
+      expect(kept.body.rate_plan).toBe(other);
+    } finally {
+      await changeBehindTheApp(t, 'UPDATE rate_plans SET active = true WHERE id = $1', [other], 'rate_plans:');
+    }
   });
 
   it('a PATCH that changes nothing (empty, or the values the seller has) writes nothing: updated_at stays', async () => {
