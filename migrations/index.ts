@@ -23,6 +23,7 @@ import { OrderItemNames1763803300000 } from './1763803300000-order-item-names';
 import { UnresolvedChargesByAge1763803400000 } from './1763803400000-unresolved-charges-by-age';
 import { TransactionListByCreation1763803500000 } from './1763803500000-transaction-list-by-creation';
 import { SplitParticipantsLowerCase1763803600000 } from './1763803600000-split-participants-lower-case';
+import { PostingsStampedWhenApplied1763803700000 } from './1763803700000-postings-stamped-when-applied';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -51,4 +52,5 @@ export const migrations = [
   UnresolvedChargesByAge1763803400000,
   TransactionListByCreation1763803500000,
   SplitParticipantsLowerCase1763803600000,
+  PostingsStampedWhenApplied1763803700000,
 ];

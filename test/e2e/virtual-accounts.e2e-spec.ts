@@ -1,4 +1,6 @@
+import { DataSource } from 'typeorm';
 import { DepositsService } from '../../src/virtual-accounts/deposits.service';
+import { LedgerRepository } from '../../src/virtual-accounts/ledger.repository';
 import { MatrixWorld, matrixWorld, RouteCase, sellerRoute, itAnswersEveryCaller } from '../support/auth-matrix';
 import { createUser, TestUser } from '../support/identity';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -641,6 +643,51 @@ describe('virtual accounts', () => {
         { amount: -500, kind: 'system' },
         { amount: 500, kind: 'virtual' },
       ]);
+    });
+
+    it('stamps a posting when it is applied, so that a window of the statement is an unbroken balance chain', async () => {
+      const a = await subaccount();
+      const b = await subaccount();
+      await fund(a, '50.00');
+      // A transfer whose database transaction began first ...
+      const runner = t.app.get(DataSource).createQueryRunner();
+      await runner.connect();
+      try {
+        await runner.startTransaction();
+        await runner.query('SELECT now()');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        // ... and another, begun later, applied to the account first.
+        expect((await act(a, 'transfer', { amount: '10.00', destination: { virtual_account: b } })).status).toBe(201);
+        await t.app.get(LedgerRepository).post(runner.manager, {
+          kind: 'transfer',
+          sellerId: seller,
+          actingAccountId: a,
+          description: 'begun first, applied last',
+          externalReference: null,
+          lines: [
+            { accountId: a, type: 'transfer_out', amount: -500, counterparty: { virtual_account: b } },
+            { accountId: b, type: 'transfer_in', amount: 500, counterparty: { virtual_account: a } },
+          ],
+        });
+        await runner.commitTransaction();
+      } finally {
+        await runner.release();
+      }
+      const { rows } = await t.db.query(
+        `SELECT account_line::int AS line, balance_after::int AS balance, created_at FROM ledger_lines
+          WHERE account_id = $1 ORDER BY account_line`,
+        [a],
+      );
+      expect(rows.map((r: { balance: number }) => r.balance)).toEqual([5000, 4000, 3500]);
+      const stamps = rows.map((r: { created_at: Date }) => r.created_at.getTime());
+      expect(stamps).toEqual([...stamps].sort((x, y) => x - y));
+      // The statement's window from the second posting on starts where the chain does.
+      const second = (await statement(a)).find((p) => p.balance_after === '40.00')!;
+      const window = await t.http.get(
+        `${base()}/${a}/postings?ordering=created_at&created_after=${encodeURIComponent(second.created_at)}`,
+        { token: superuser.access },
+      );
+      expect(window.body.results.map((p: { balance_after: string }) => p.balance_after)).toEqual(['40.00', '35.00']);
     });
 
     it('refuses to hold more than the balance limit', async () => {
