@@ -129,7 +129,7 @@ export class SubscriptionBilling implements OnModuleInit, TransactionSettlementL
         if (!tx.pix || !inFlight) return;
         await this.repo.updateCharge(manager, charge.id, { status: 'pending', transactionId: tx.id });
         if (live) {
-          await this.apply(manager, subscription, awaitingPixPayment(charge));
+          await this.apply(manager, subscription, awaitingPixPayment(subscription, charge));
           await this.mailPixCharge(manager, subscription, plan, charge, tx);
         }
         return;
@@ -189,7 +189,9 @@ export class SubscriptionBilling implements OnModuleInit, TransactionSettlementL
     const pendingPix = tx.status === 'pending' && tx.pix !== null;
     if (tx.status !== 'approved' && !pendingPix) return;
     const base = signup.subscription;
-    const transition = pendingPix ? awaitingPixPayment({ dueAt: base.anchorAt }) : paid(base, cycleOf(signup.plan), 0);
+    const transition = pendingPix
+      ? awaitingPixPayment(base, { dueAt: base.anchorAt })
+      : paid(base, cycleOf(signup.plan), 0);
     await this.writeSignup(
       manager,
       signup,
@@ -323,7 +325,7 @@ export class SubscriptionBilling implements OnModuleInit, TransactionSettlementL
         `Hello ${subscription.name},`,
         '',
         `Your subscription to "${plan.name}" renews for the period starting ${charge.periodStart.toISOString()}.`,
-        `Pay R$ ${tx.amount} with this PIX code by ${awaitingPixPayment(charge).changes.nextChargeAt!.toISOString()}:`,
+        `Pay R$ ${tx.amount} with this PIX code by ${awaitingPixPayment(subscription, charge).changes.nextChargeAt!.toISOString()}:`,
         tx.pix!.qr_code,
         '',
         `Subscription: ${subscription.id}`,

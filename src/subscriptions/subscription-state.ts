@@ -13,6 +13,7 @@ import type { Subscription, SubscriptionChanges, SubscriptionCharge } from './en
  * job finding a subscription due, does to it. No I/O; the services apply the answers.
  *
  *   trialing ──charge ok──▶ active ──renewal ok──▶ active (period advanced)
+ *   trialing ──pix charge sent──▶ active (its payment awaited, as a renewal's)
  *   incomplete (pix unpaid) ──paid──▶ active;  unpaid by its due date ──▶ canceled
  *   active/trialing ──renewal fails──▶ past_due ──retry ok──▶ active
  *   past_due ──retries at +1, +3, +5 days fail──▶ canceled
@@ -41,9 +42,16 @@ export function paid(s: Pick<Subscription, 'anchorAt'>, cycle: BillingCycle, cha
   };
 }
 
-/** A pix charge awaits payment: the job looks again at its due date. */
-export function awaitingPixPayment(charge: Pick<SubscriptionCharge, 'dueAt'>): Transition {
-  return { changes: { nextChargeAt: daysAfter(charge.dueAt, PIX_PAYMENT_DAYS) }, events: [] };
+/**
+ * A pix charge awaits payment: the job looks again at its due date. A trial it ends is over:
+ * active meanwhile, as a subscription whose renewal pix awaits payment (past due when unpaid then).
+ */
+export function awaitingPixPayment(
+  s: Pick<Subscription, 'status'>,
+  charge: Pick<SubscriptionCharge, 'dueAt'>,
+): Transition {
+  const nextChargeAt = daysAfter(charge.dueAt, PIX_PAYMENT_DAYS);
+  return { changes: s.status === 'trialing' ? { status: 'active', nextChargeAt } : { nextChargeAt }, events: [] };
 }
 
 /**

@@ -519,6 +519,18 @@ describe('subscriptions', () => {
       ]);
     });
 
+    it('a trial ending with a pix charge: active while its pix awaits payment, past_due when unpaid by its due date', async () => {
+      const id = await plan({ trial_days: 7, payment_types: ['pix'] });
+      const sub = await subscribe(t, id, { type: 'pix' });
+      expect(sub).toMatchObject({ status: 'trialing', transaction: null });
+      expect(await renew(after(sub.next_charge_at!, 60_000))).toMatchObject({ awaitingPix: 1 });
+      const [charge] = await transactionsOf(sub.id);
+      expect(charge).toMatchObject({ status: 'pending', payment_type: 'pix', period: 0 });
+      expect((await subscriber(sub.id)).body.status).toBe('active');
+      await renew(after(sub.next_charge_at!, DAY + 60_000));
+      expect((await subscription(sub.id)).status).toBe('past_due');
+    });
+
     it('month-end anchoring: a plan anchored on 31 January renews on 28 February, then 31 March', async () => {
       const id = await plan();
       const sub = await subscribe(t, id);
