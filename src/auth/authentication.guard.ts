@@ -27,6 +27,9 @@ export class AuthenticationGuard extends AuthGuard(['jwt', 'api-key']) {
     if (!JWT_SHAPE.test(token) && !API_KEY_SHAPE.test(token)) {
       throw new UnauthorizedError('invalid_token', 'The bearer token is neither a JWT nor an API key.');
     }
+    // The API key strategy (passport-http-bearer) splits the header on one space: it gets the
+    // header as bearerToken read it, so that spacing the JWT strategy takes is taken for keys too.
+    request.headers.authorization = `Bearer ${token}`;
     const verified = this.jwt.verifiedPrincipal(token);
     if (verified) {
       request.user = await verified;

@@ -559,7 +559,7 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
     );
     expect(error).toEqual({
       status: 400,
-      errors: { number: ['is not a valid card number'], exp_year: ['the card has expired'] },
+      errors: { number: ['is not a valid card number'], exp_year: ['must not be past: the card has expired'] },
     });
   });
 

@@ -44,6 +44,20 @@ describe('seller API keys', () => {
     expect(await authenticates(res.body.key)).toBe(true);
   });
 
+  it('takes a key after "Bearer" and any spacing a JWT is taken with', async () => {
+    const { key } = (await t.http.post(base(), { label: 'spaced', description: '' }, { token: superuser.access })).body;
+    for (const authorization of [`Bearer ${key}`, `Bearer  ${key}`, `Bearer\t${key}`, `bearer ${key} `]) {
+      const res = await t.http.get('/user/me', { headers: { authorization } });
+      expect({ authorization, status: res.status, code: res.body.code }).toEqual({
+        authorization,
+        status: 403, // authenticated: an API key on a user route
+        code: 'api_key_not_allowed',
+      });
+    }
+    const jwt = await t.http.get('/user/me', { headers: { authorization: `Bearer  ${superuser.access}` } });
+    expect(jwt.status).toBe(200);
+  });
+
   it('never replays the secret: a repeated creation answers 409 idempotency_secret_not_replayable with the id', async () => {
     const headers = { 'idempotency-key': 'create-key-once' };
     const body = { label: 'POS', description: '' };

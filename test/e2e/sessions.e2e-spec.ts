@@ -46,6 +46,12 @@ describe('users and sessions', () => {
       const res = await t.http.post('/user/register', { email: 'nope', password: 'short', name: '' });
       expect(res.status).toBe(400);
       expect(Object.keys(res.body.errors).sort()).toEqual(['email', 'name', 'password']);
+      // Invisible characters would make an address that looks like another's.
+      for (const email of ['a\u200b@example.com', '\u202eana@example.com', 'ana@exam\u00adple.com']) {
+        const lookalike = await t.http.post('/user/register', { email, password: 'long enough pw', name: 'Ana' });
+        expect(lookalike.status).toBe(400);
+        expect(lookalike.body.errors).toEqual({ email: ['must not contain invisible or control characters'] });
+      }
       const long = await t.http.post('/user/register', {
         email: 'x@example.com',
         password: 'x'.repeat(129),

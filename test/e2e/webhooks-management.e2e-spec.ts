@@ -132,6 +132,14 @@ describe('webhook management', () => {
     const badPatch = await t.http.patch(`${base}/${(await create()).id}/`, { events: ['*', 'nope'] }, as());
     expect(badPatch.status).toBe(400);
     expect(Object.keys(badPatch.body.errors)).toEqual(['events.1']);
+    // A value far longer than any event type is refused without being echoed back.
+    const huge = await t.http.post(`${base}/`, { url, events: ['x'.repeat(100_000)] }, as());
+    expect(huge.status).toBe(400);
+    expect(huge.body.code).toBe('validation_failed');
+    expect(huge.body.errors).toEqual({
+      events: ['must list event types (see GET /integrations/webhooks/event_types/)'],
+    });
+    expect(JSON.stringify(huge.body).length).toBeLessThan(2_000);
   });
 
   it('answers 400 webhook_url_not_allowed with the reason for non-URLs, credentials, long and misspelt URLs', async () => {
@@ -389,9 +397,11 @@ describe('webhook management', () => {
     );
     expect(backwards.status).toBe(400);
     expect(backwards.body.errors).toEqual({ until: ['must be after since'] });
-    const impossible = await t.http.post(`${base}/${created.id}/replay/`, { since: '2026-02-30T00:00:00Z' }, as());
-    expect(impossible.status).toBe(400);
-    expect(Object.keys(impossible.body.errors)).toEqual(['since']);
+    for (const since of ['2026-02-30T00:00:00Z', '0000-01-01T00:00:00Z']) {
+      const impossible = await t.http.post(`${base}/${created.id}/replay/`, { since }, as());
+      expect(impossible.status).toBe(400);
+      expect(Object.keys(impossible.body.errors)).toEqual(['since']);
+    }
     const badTypes = await t.http.post(
       `${base}/${created.id}/replay/`,
       { since: '2026-01-01T00:00:00Z', event_types: ['*'] },

@@ -12,6 +12,8 @@ describe('parseDateTime', () => {
     ['2028-02-29T00:00:00Z', '2028-02-29T00:00:00.000Z'],
     ['2000-02-29', '2000-02-29T00:00:00.000Z'],
     ['2026-12-31T23:59:59Z', '2026-12-31T23:59:59.000Z'],
+    ['0001-01-01T00:00:00Z', '0001-01-01T00:00:00.000Z'],
+    ['9999-12-31T23:59:59.999Z', '9999-12-31T23:59:59.999Z'],
   ])('%s is %s', (value, iso) => {
     expect(parseDateTime(value)?.toISOString()).toBe(iso);
     expect(instantOf(value).toISOString()).toBe(iso);
@@ -36,6 +38,9 @@ describe('parseDateTime', () => {
     ['no separators', '20261121'],
     ['a time without a date', 'T12:00:00Z'],
     ['a trailing space', '2026-11-21T12:00:00Z '],
+    ['year 0000, which PostgreSQL cannot store', '0000-01-01T00:00:00Z'],
+    ['an instant in year 0000 in UTC', '0001-01-01T00:00:00+01:00'],
+    ['an instant in year 10000 in UTC', '9999-12-31T23:30:00-01:00'],
   ])('refuses %s (%s)', (_name, value) => {
     expect(parseDateTime(value)).toBeNull();
     expect(() => instantOf(value)).toThrow(TypeError);

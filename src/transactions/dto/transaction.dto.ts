@@ -71,7 +71,7 @@ export class CardDto {
     const now = new Date();
     const thisYear = now.getUTCFullYear();
     const expired = year < thisYear || (year === thisYear && card.exp_month < now.getUTCMonth() + 1);
-    return expired ? 'the card has expired' : null;
+    return expired ? 'must not be past: the card has expired' : null;
   })
   exp_year: number;
 

@@ -15,6 +15,9 @@ import { IsOmittable } from '../../common/validation/optional.decorator';
 import { EVENT_TYPES } from '../outbox';
 import type { AttemptRow, DeliveryRow, EndpointRow, EventRow } from '../webhooks.repository';
 
+/** Longer than any event type: a value this long is refused without being echoed back. */
+const EVENT_TYPE_MAX_LENGTH = 100;
+
 const EVENTS_DESCRIPTION = `Event types to receive, or \`["*"]\` for all. Known types: ${EVENT_TYPES.join(', ')}.`;
 
 export class CreateWebhookDto {
@@ -38,6 +41,10 @@ export class CreateWebhookDto {
   @ArrayNotEmpty({ message: 'must list at least one event type (or "*")' })
   @ArrayMaxSize(EVENT_TYPES.length + 1)
   @IsString({ each: true })
+  @MaxLength(EVENT_TYPE_MAX_LENGTH, {
+    each: true,
+    message: 'must list event types (see GET /integrations/webhooks/event_types/)',
+  })
   events: string[];
 
   @ApiPropertyOptional({ default: '', maxLength: 1000 })
@@ -64,6 +71,10 @@ export class UpdateWebhookDto {
   @ArrayNotEmpty({ message: 'must list at least one event type (or "*")' })
   @ArrayMaxSize(EVENT_TYPES.length + 1)
   @IsString({ each: true })
+  @MaxLength(EVENT_TYPE_MAX_LENGTH, {
+    each: true,
+    message: 'must list event types (see GET /integrations/webhooks/event_types/)',
+  })
   events?: string[];
 
   @ApiPropertyOptional({ maxLength: 1000 })
@@ -94,6 +105,10 @@ export class ReplayWebhookDto {
   @ArrayNotEmpty({ message: 'must list at least one event type' })
   @ArrayMaxSize(EVENT_TYPES.length)
   @IsString({ each: true })
+  @MaxLength(EVENT_TYPE_MAX_LENGTH, {
+    each: true,
+    message: 'must list event types (see GET /integrations/webhooks/event_types/)',
+  })
   event_types?: string[];
 }
 
