@@ -67,7 +67,7 @@ export const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'The record is in a state that forbids the operation, or an Idempotency-Key is still in use.',
   413: 'The request body is larger than 1 MiB (`payload_too_large`).',
   414: 'A path parameter is longer than the service accepts (`uri_too_long`).',
-  415: 'The request body is not `application/json`, or is compressed (`unsupported_media_type`).',
+  415: 'The request body is not `application/json`, is declared in a charset other than UTF-8, or is compressed (`unsupported_media_type`).',
   422: 'The Idempotency-Key was already used with a different request (`idempotency_key_reused`).',
   429: 'Too many requests (`rate_limited`); `Retry-After` says when to try again.',
   500: 'An unexpected failure (`internal_error`); the log has the cause, the body never does.',
@@ -121,7 +121,8 @@ export const CONVENTIONS = `
   \`Allow\` header naming the methods it serves, before any authentication. An unknown path answers 404.
 - \`HEAD\` is answered wherever \`GET\` is (the same status and headers, no body), and \`Allow\` lists it.
 - Paths are listed without the trailing slash; the same path with it works too.
-- A body over 1 MiB answers 413, a body that is not \`application/json\` (or is compressed: \`Content-Encoding\`) 415,
+- A body over 1 MiB answers 413, a body that is not \`application/json\` (or is declared in a charset other than UTF-8, or
+  is compressed: \`Content-Encoding\`) 415,
   malformed JSON or a body that is not UTF-8 400 \`invalid_json\`.
 - Unexpected failures answer 500 \`internal_error\`; an unreachable database 503 \`service_unavailable\`, as does
   a request still running when a stopping instance's drain time is up (its outcome unknown: retry it with the

@@ -120,11 +120,17 @@ describe('bad input', () => {
 
     it('answers a request Node cannot parse (a control character in a header) with the error body and X-Request-Id', async () => {
       const { port, hostname } = new URL(t.baseUrl);
-      for (const header of ['Idempotency-Key: a\x01b', 'Authorization: Bearer \x01abc']) {
+      for (const [request, says] of [
+        ['POST /user/login/ HTTP/1.1\r\nHost: x\r\nIdempotency-Key: a\x01b\r\nContent-Length: 0\r\n\r\n', /header/],
+        [
+          'POST /user/login/ HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \x01abc\r\nContent-Length: 0\r\n\r\n',
+          /header/,
+        ],
+        ['POST /user/login/ HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', /chunked body/],
+        ['FOO /user/login/ HTTP/1.1\r\nHost: x\r\n\r\n', /method/],
+      ] as const) {
         const raw = await new Promise<string>((resolve, reject) => {
-          const socket = connect(Number(port), hostname, () =>
-            socket.write(`POST /user/login/ HTTP/1.1\r\nHost: x\r\n${header}\r\nContent-Length: 0\r\n\r\n`),
-          );
+          const socket = connect(Number(port), hostname, () => socket.write(request));
           let answer = '';
           socket.on('data', (chunk) => (answer += chunk.toString()));
           socket.on('end', () => resolve(answer));
@@ -137,7 +143,7 @@ describe('bad input', () => {
           statusCode: 400,
           error: 'Bad Request',
           code: 'malformed_request',
-          message: expect.any(String),
+          message: expect.stringMatching(says),
           request_id: requestId,
         });
       }

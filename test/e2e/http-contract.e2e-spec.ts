@@ -150,6 +150,23 @@ describe('HTTP contract', () => {
       });
       expect(res.status).toBe(415);
       expectErrorBody(res.body, 415, 'unsupported_media_type');
+      // JSON is UTF-8: a body declared in another charset is refused, not read as UTF-8.
+      const body = JSON.stringify({ name: 'x', amount: '1.00' });
+      for (const charset of ['utf-16', 'latin1', '"iso-8859-1"']) {
+        const other = await t.http.post('/test-fixtures/echo', undefined, {
+          rawBody: body,
+          headers: { 'content-type': `application/json; charset=${charset}` },
+        });
+        expect(other.status).toBe(415);
+        expectErrorBody(other.body, 415, 'unsupported_media_type');
+      }
+      for (const charset of ['utf-8', 'UTF8', '"utf-8"']) {
+        const utf8 = await t.http.post('/test-fixtures/echo', undefined, {
+          rawBody: body,
+          headers: { 'content-type': `application/json; charset=${charset}` },
+        });
+        expect(utf8.status).toBe(201);
+      }
     });
 
     it('reports every invalid field under its path in errors', async () => {

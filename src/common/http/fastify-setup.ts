@@ -168,11 +168,7 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
       ? new ApiError(408, 'request_timeout', 'The request did not arrive in time.')
       : error.code === 'HPE_HEADER_OVERFLOW'
         ? new ApiError(431, 'headers_too_large', 'The request headers are too large.')
-        : new ApiError(
-            400,
-            'malformed_request',
-            'The request is not valid HTTP (a header holds a forbidden character?).',
-          );
+        : new ApiError(400, 'malformed_request', `The request is not valid HTTP: ${malformation(error.code)}.`);
   const requestId = randomUUID();
   const { status, body } = toErrorResponse(refusal, requestId);
   const json = JSON.stringify(body);
@@ -183,6 +179,29 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
     );
   }
   socket.destroy(error);
+}
+
+/** What llhttp found wrong with a request, in words (its error codes name the part). */
+function malformation(code: string | undefined): string {
+  switch (code) {
+    case 'HPE_INVALID_METHOD':
+      return 'the method is not one HTTP knows';
+    case 'HPE_INVALID_CHUNK_SIZE':
+    case 'HPE_INVALID_TRANSFER_ENCODING':
+      return 'its chunked body is malformed';
+    case 'HPE_INVALID_CONTENT_LENGTH':
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+      return 'its Content-Length is invalid, or sent with Transfer-Encoding';
+    case 'HPE_INVALID_HEADER_TOKEN':
+    case 'HPE_INVALID_CONSTANT':
+    case 'HPE_LF_EXPECTED':
+    case 'HPE_CR_EXPECTED':
+      return 'a header line is malformed or holds a forbidden character';
+    case 'HPE_INVALID_URL':
+      return 'the request target is not a valid URL';
+    default:
+      return 'it could not be parsed';
+  }
 }
 
 function requestIdOf(req: IncomingMessage): string {
@@ -209,6 +228,11 @@ function parseJson(request: FastifyRequest, body: string | Buffer, done: (err: E
         `Unsupported Content-Encoding "${encoding}": send the body uncompressed.`,
       ),
     );
+  }
+  // JSON is UTF-8 (RFC 8259): a body declared in another charset would be read as what it is not.
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+    return done(new ApiError(415, 'unsupported_media_type', `Unsupported charset "${charset}": send JSON in UTF-8.`));
   }
   let text: string;
   try {
