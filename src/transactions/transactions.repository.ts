@@ -255,7 +255,8 @@ export class TransactionsRepository {
     return applyKeysetAfterRow(
       q,
       ['t.created_at', 't.seq'],
-      'SELECT c.created_at, c.seq FROM transactions c WHERE c.seq = :keysetAfter',
+      // The cursor's row among the seller's own: a cursor naming another seller's row gives nothing away.
+      'SELECT c.created_at, c.seq FROM transactions c WHERE c.seq = :keysetAfter AND c.seller_id = :sellerId',
       page,
     ).getMany();
   }

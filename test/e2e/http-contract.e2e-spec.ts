@@ -160,7 +160,7 @@ describe('HTTP contract', () => {
         expect(other.status).toBe(415);
         expectErrorBody(other.body, 415, 'unsupported_media_type');
       }
-      for (const charset of ['utf-8', 'UTF8', '"utf-8"']) {
+      for (const charset of ['utf-8', 'UTF8', '"utf-8"', 'us-ascii']) {
         const utf8 = await t.http.post('/test-fixtures/echo', undefined, {
           rawBody: body,
           headers: { 'content-type': `application/json; charset=${charset}` },

@@ -1,3 +1,4 @@
+import { encodeCursor } from '../../src/common/pagination/pagination';
 import { LogCapture } from '../support/log-capture';
 import { TransactionsService } from '../../src/transactions/transactions.service';
 import { createSeller, createUser, TestUser } from '../support/identity';
@@ -454,6 +455,18 @@ describe('unified transactions', () => {
       expect(await walk('payment_type=pix')).toEqual([c, b, a, d]);
       expect(await walk('created_after=2026-01-01T09:30:00Z&created_before=2026-01-01T11:00:00Z')).toEqual([a]);
       expect(await walk('created_after=2026-01-01T10:00:00Z&ordering=created_at')).toEqual([a, b, c]);
+
+      // A cursor naming another seller's row places nothing: the page is empty, whatever that row's time.
+      const other = await payingSeller(t, superuser);
+      const foreign = await t.http.post(
+        `/unified/accounts/sellers/${other.sellerId}/transactions`,
+        { amount: '10.00', payment_type: 'pix' },
+        { token: superuser.access },
+      );
+      const { rows } = await t.db.query('SELECT seq::text AS seq FROM transactions WHERE id = $1', [foreign.body.id]);
+      const page = await t.http.get(`${path}?cursor=${encodeCursor(rows[0].seq, true)}`, { token: superuser.access });
+      expect(page.status).toBe(200);
+      expect(page.body).toEqual({ results: [], next_cursor: null });
     });
 
     it('keeps the resolution it was charged with when the plans change later', async () => {

@@ -196,7 +196,7 @@ function malformation(code: string | undefined): string {
     case 'HPE_INVALID_CONSTANT':
     case 'HPE_LF_EXPECTED':
     case 'HPE_CR_EXPECTED':
-      return 'a header line is malformed or holds a forbidden character';
+      return 'its request line or a header line is malformed or holds a forbidden character';
     case 'HPE_INVALID_URL':
       return 'the request target is not a valid URL';
     default:
@@ -229,9 +229,10 @@ function parseJson(request: FastifyRequest, body: string | Buffer, done: (err: E
       ),
     );
   }
-  // JSON is UTF-8 (RFC 8259): a body declared in another charset would be read as what it is not.
+  // JSON is UTF-8 (RFC 8259): a body declared in another charset (but ASCII, which UTF-8 contains)
+  // would be read as what it is not.
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
-  if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+  if (charset !== undefined && !/^(utf-?8|us-ascii|ascii)$/i.test(charset)) {
     return done(new ApiError(415, 'unsupported_media_type', `Unsupported charset "${charset}": send JSON in UTF-8.`));
   }
   let text: string;
