@@ -4,7 +4,6 @@ import { DataSource, EntityManager } from 'typeorm';
 import { centsFromDb, Cents } from '../common/money/money';
 import { keysetSql, PageRequest } from '../common/pagination/pagination';
 import { commitWithStatement } from '../database/pipelined-client';
-import { visibilityHorizon } from '../database/visibility-horizon';
 import { HttpMetrics } from '../metrics/http-metrics';
 import type { EventType } from '../webhooks/outbox';
 import { markOutboxWritten } from '../webhooks/outbox-signal';
@@ -238,9 +237,12 @@ export class LedgerRepository {
     filters: { type?: LineType; createdAfter?: Date; createdBefore?: Date },
     page: PageRequest,
   ): Promise<PostingRow[]> {
-    // A statement clients poll: only lines nothing earlier can still join (see visibilityHorizon).
-    const params: unknown[] = [accountId, await visibilityHorizon(this.dataSource)];
-    const where = ['l.account_id = $1', 'l.created_at < $2'];
+    // No visibility horizon is needed for clients that poll with created_after: ledger_post stamps
+    // a line (clock_timestamp()) after it has locked its account, a lock held until commit, so the
+    // next line of the account is stamped after this one committed. No line can still commit with
+    // a created_at (or account_line) before one already visible, and a write is seen at once.
+    const params: unknown[] = [accountId];
+    const where = ['l.account_id = $1'];
     if (filters.type) where.push(`l.type = $${params.push(filters.type)}`);
     if (filters.createdAfter) where.push(`l.created_at >= $${params.push(filters.createdAfter)}`);
     if (filters.createdBefore) where.push(`l.created_at < $${params.push(filters.createdBefore)}`);

@@ -61,7 +61,7 @@ export class VirtualAccountsController {
   @ApiOperation({
     summary: 'Statement: postings newest first, each with the balance after it',
     description:
-      "The account's postings, newest first, each with the balance after it and its `status` (`processing`, `completed`, `failed`); filters `type`, `created_after`, `created_before`. A posting is listed once every database transaction that started before it has ended (usually milliseconds), so a client polling with `created_after` misses none.",
+      "The account's postings, newest first, each with the balance after it and its `status` (`processing`, `completed`, `failed`); filters `type`, `created_after`, `created_before`. A posting is listed as soon as its movement is answered. Postings are stamped when applied to the account, one after another, so `created_at` follows the statement's order: a client polling with `created_after` (inclusive) misses none.",
   })
   @ApiOkResponse({ type: PageOf(PostingResponseDto) })
   @ApiErrorResponses(400)

@@ -411,24 +411,47 @@ describe('virtual accounts', () => {
       expect(next.body.results[0].type).toBe('payment');
     });
 
-    it('shows a posting only once no transaction that started before it can still add one (pollers miss nothing)', async () => {
+    it('shows a posting as soon as it commits, while a transaction begun before it still runs, and a poller misses nothing', async () => {
       const a = await subaccount();
       const b = await subaccount();
       await fund(a, '10.00');
-      await t.db.query('BEGIN');
-      await t.db.query('SELECT 1'); // a transaction that started first and is still running
+      const runner = t.app.get(DataSource).createQueryRunner();
+      await runner.connect();
+      let movedAt: string | undefined;
       try {
+        await runner.startTransaction();
+        await runner.query('SELECT now()'); // a transaction that began first and is still running
         const moved = await act(a, 'transfer', { amount: '1.00', destination: { virtual_account: b } });
         expect(moved.status).toBe(201);
-        expect((await statement(a)).map((p) => p.type)).toEqual(['deposit']);
-        expect(await statement(b)).toEqual([]);
-        await t.db.query('COMMIT');
+        movedAt = moved.body.created_at;
+        // Read your writes: the transfer is on both statements at once.
         expect((await statement(a)).map((p) => p.type)).toEqual(['transfer_out', 'deposit']);
         expect((await statement(b)).map((p) => p.id)).toHaveLength(1);
-        expect(await balance(a)).toBe('9.00');
+        // What that older transaction posts to the account now is stamped after the transfer
+        // (it takes the account's lock first), so polling from the transfer on finds it.
+        await t.app.get(LedgerRepository).post(runner.manager, {
+          kind: 'transfer',
+          sellerId: seller,
+          actingAccountId: a,
+          description: 'begun first, posted last',
+          externalReference: null,
+          lines: [
+            { accountId: a, type: 'transfer_out', amount: -200, counterparty: { virtual_account: b } },
+            { accountId: b, type: 'transfer_in', amount: 200, counterparty: { virtual_account: a } },
+          ],
+        });
+        expect((await statement(a)).map((p) => p.type)).toEqual(['transfer_out', 'deposit']); // not committed yet
+        await runner.commitTransaction();
       } finally {
-        await t.db.query('ROLLBACK'); // only when the test failed before COMMIT
+        if (runner.isTransactionActive) await runner.rollbackTransaction();
+        await runner.release();
       }
+      const polled = await t.http.get(
+        `${base()}/${a}/postings?ordering=created_at&created_after=${encodeURIComponent(movedAt!)}`,
+        { token: superuser.access },
+      );
+      expect(polled.body.results.map((p: { balance_after: string }) => p.balance_after)).toEqual(['9.00', '7.00']);
+      expect(await balance(a)).toBe('7.00');
     });
 
     it('gives the money back with a reversal posting when a payout fails (sandbox triggers)', async () => {
