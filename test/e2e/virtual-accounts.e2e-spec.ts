@@ -35,6 +35,35 @@ describe('virtual accounts', () => {
     (await t.http.get(`${base()}/${id}/postings?limit=100`, { token: superuser.access })).body.results as Array<
       Record<string, any>
     >;
+  /**
+   * Opens a database transaction, runs `meanwhile`, then has that transaction (begun before
+   * whatever `meanwhile` did) transfer `cents` from `from` to `to` and commit.
+   */
+  const transferBegunFirst = async (from: string, to: string, cents: number, meanwhile: () => Promise<void>) => {
+    const runner = t.app.get(DataSource).createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.startTransaction();
+      await runner.query('SELECT now()');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await meanwhile();
+      await t.app.get(LedgerRepository).post(runner.manager, {
+        kind: 'transfer',
+        sellerId: seller,
+        actingAccountId: from,
+        description: 'begun first, applied last',
+        externalReference: null,
+        lines: [
+          { accountId: from, type: 'transfer_out', amount: -cents, counterparty: { virtual_account: to } },
+          { accountId: to, type: 'transfer_in', amount: cents, counterparty: { virtual_account: from } },
+        ],
+      });
+      await runner.commitTransaction();
+    } finally {
+      if (runner.isTransactionActive) await runner.rollbackTransaction();
+      await runner.release();
+    }
+  };
   const confirm = (depositId: string, token = superuser.access) =>
     t.http.post(`/sandbox/deposits/${depositId}/confirm`, undefined, { token });
   /** Money in as a client would: a pix deposit, paid (sandbox confirm). */
@@ -415,37 +444,17 @@ describe('virtual accounts', () => {
       const a = await subaccount();
       const b = await subaccount();
       await fund(a, '10.00');
-      const runner = t.app.get(DataSource).createQueryRunner();
-      await runner.connect();
       let movedAt: string | undefined;
-      try {
-        await runner.startTransaction();
-        await runner.query('SELECT now()'); // a transaction that began first and is still running
+      await transferBegunFirst(a, b, 200, async () => {
         const moved = await act(a, 'transfer', { amount: '1.00', destination: { virtual_account: b } });
         expect(moved.status).toBe(201);
         movedAt = moved.body.created_at;
         // Read your writes: the transfer is on both statements at once.
         expect((await statement(a)).map((p) => p.type)).toEqual(['transfer_out', 'deposit']);
         expect((await statement(b)).map((p) => p.id)).toHaveLength(1);
-        // What that older transaction posts to the account now is stamped after the transfer
-        // (it takes the account's lock first), so polling from the transfer on finds it.
-        await t.app.get(LedgerRepository).post(runner.manager, {
-          kind: 'transfer',
-          sellerId: seller,
-          actingAccountId: a,
-          description: 'begun first, posted last',
-          externalReference: null,
-          lines: [
-            { accountId: a, type: 'transfer_out', amount: -200, counterparty: { virtual_account: b } },
-            { accountId: b, type: 'transfer_in', amount: 200, counterparty: { virtual_account: a } },
-          ],
-        });
-        expect((await statement(a)).map((p) => p.type)).toEqual(['transfer_out', 'deposit']); // not committed yet
-        await runner.commitTransaction();
-      } finally {
-        if (runner.isTransactionActive) await runner.rollbackTransaction();
-        await runner.release();
-      }
+      });
+      // What the older transaction posted then is stamped after the transfer (it took the
+      // account's lock after it), so polling from the transfer on finds it.
       const polled = await t.http.get(
         `${base()}/${a}/postings?ordering=created_at&created_after=${encodeURIComponent(movedAt!)}`,
         { token: superuser.access },
@@ -672,30 +681,11 @@ describe('virtual accounts', () => {
       const a = await subaccount();
       const b = await subaccount();
       await fund(a, '50.00');
-      // A transfer whose database transaction began first ...
-      const runner = t.app.get(DataSource).createQueryRunner();
-      await runner.connect();
-      try {
-        await runner.startTransaction();
-        await runner.query('SELECT now()');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        // ... and another, begun later, applied to the account first.
+      // A transfer whose database transaction began first, and another, begun later, applied to
+      // the account first.
+      await transferBegunFirst(a, b, 500, async () => {
         expect((await act(a, 'transfer', { amount: '10.00', destination: { virtual_account: b } })).status).toBe(201);
-        await t.app.get(LedgerRepository).post(runner.manager, {
-          kind: 'transfer',
-          sellerId: seller,
-          actingAccountId: a,
-          description: 'begun first, applied last',
-          externalReference: null,
-          lines: [
-            { accountId: a, type: 'transfer_out', amount: -500, counterparty: { virtual_account: b } },
-            { accountId: b, type: 'transfer_in', amount: 500, counterparty: { virtual_account: a } },
-          ],
-        });
-        await runner.commitTransaction();
-      } finally {
-        await runner.release();
-      }
+      });
       const { rows } = await t.db.query(
         `SELECT account_line::int AS line, balance_after::int AS balance, created_at FROM ledger_lines
           WHERE account_id = $1 ORDER BY account_line`,
