@@ -40,7 +40,7 @@ export class UsersAdminController {
   @ApiOperation({
     summary: 'Activate or deactivate a user (its tokens stop at once), grant or revoke superuser (superusers)',
     description:
-      'Sets `active` (a deactivated user cannot log in and its tokens stop working at once) or `is_superuser`. Every change is written to the audit log.',
+      'Sets `active` (a deactivated user cannot log in, its tokens stop working at once and a password recovery code sent to it is burnt) or `is_superuser`. Every change is written to the audit log.',
   })
   @ApiOkResponse({ type: AdminUserResponseDto })
   @ApiErrorResponses(400, 404)

@@ -6,6 +6,7 @@ import { ForbiddenError, NotFoundError } from '../common/errors/api-error';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { AdminUpdateUserDto, AdminUserResponseDto } from './dto/admin-user.dto';
 import { CredentialCache } from './credential-cache';
+import { PasswordRecoveriesRepository } from './password-recoveries.repository';
 import type { UserPrincipal } from './principal';
 import { RefreshTokensRepository } from './refresh-tokens.repository';
 import { UsersRepository } from './users.repository';
@@ -13,13 +14,16 @@ import { UsersRepository } from './users.repository';
 /**
  * The users admin (superusers, API.md section 3): list, read, activate or deactivate, grant or
  * revoke superuser. A deactivated user's sessions end at once (its refresh tokens are revoked,
- * and the guard refuses its access tokens). Each change writes one audit row in its transaction.
+ * and the guard refuses its access tokens) and a password recovery code sent to it is burnt, so
+ * that reactivating the account does not revive it. Each change writes one audit row in its
+ * transaction.
  */
 @Injectable()
 export class UsersAdminService {
   constructor(
     private readonly users: UsersRepository,
     private readonly refreshTokens: RefreshTokensRepository,
+    private readonly recoveries: PasswordRecoveriesRepository,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly credentials: CredentialCache,
   ) {}
@@ -47,7 +51,10 @@ export class UsersAdminService {
       const audits: AuditAction[] = [];
       if (changes.active !== undefined && changes.active !== before.active) {
         audits.push(changes.active ? 'user.activated' : 'user.deactivated');
-        if (!changes.active) await this.refreshTokens.revokeAllForUser(manager, id);
+        if (!changes.active) {
+          await this.refreshTokens.revokeAllForUser(manager, id);
+          await this.recoveries.burn(manager, id);
+        }
       }
       if (changes.is_superuser !== undefined && changes.is_superuser !== before.isSuperuser) {
         audits.push(changes.is_superuser ? 'user.superuser_granted' : 'user.superuser_revoked');

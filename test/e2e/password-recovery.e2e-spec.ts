@@ -90,6 +90,20 @@ describe('password recovery', () => {
     expect((await confirm(user.email, second, 'a brand new password')).status).toBe(200);
   });
 
+  it('burns a code when its user is deactivated: reactivating the account does not revive it', async () => {
+    const user = await createUser(t);
+    const admin = await createUser(t, { superuser: true });
+    const code = await requestCode(user);
+    const setActive = (active: boolean) => t.http.patch(`/users/${user.id}`, { active }, { token: admin.access });
+    expect((await setActive(false)).status).toBe(200);
+    expect((await confirm(user.email, code, 'taken over password')).body.code).toBe('invalid_recovery_token');
+    expect((await setActive(true)).status).toBe(200);
+    const res = await confirm(user.email, code, 'taken over password');
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('invalid_recovery_token');
+    expect((await t.http.post('/user/login', { email: user.email, password: user.password })).status).toBe(200);
+  });
+
   it('refuses a code older than 15 minutes', async () => {
     const user = await createUser(t);
     const code = await requestCode(user);
