@@ -21,7 +21,7 @@ export class ApiKeysController {
   @ApiOperation({
     summary: 'Create a seller API key (the secret is shown only in this response)',
     description:
-      "Creates an API key for the seller's backend. `key` (a UUID4 secret, stored only as a hash) is in this answer and never again; a replay with the same Idempotency-Key answers 409 `idempotency_secret_not_replayable`. An unknown seller answers 400 `Seller not found.`",
+      "Creates an API key for the seller's backend. `key` (a UUID4 secret, stored only as a hash) is in this answer and never again; a replay with the same Idempotency-Key answers 409 `idempotency_secret_not_replayable`. An unknown seller answers 400 `Seller not found.` A key acts as its seller with no permission list, whatever its creator's permissions: it reads the seller's transactions and, through webhooks, receives every event of the seller (postings, orders, subscriptions). Grant `apikeys.manage` only to users trusted with that; a key outlives its creator's access until it is deactivated or deleted.",
   })
   @ApiCreatedResponse({ type: CreatedApiKeyResponseDto })
   @ApiErrorResponses(400, 409, 422)
