@@ -253,10 +253,12 @@ export class SubscriptionBilling implements OnModuleInit, TransactionSettlementL
   }
 
   /**
-   * A pix charge that can no longer be paid (its subscription was canceled) is to be withdrawn:
-   * queued in the cancellation's database transaction, so that it is withdrawn even if the
-   * process dies after the commit (the job retries until the processor takes it; paid meanwhile,
-   * the void refunds it). `withdrawNow` then does it at once.
+   * A pix charge that can no longer be paid (a renewal run canceled its subscription, unpaid past
+   * its retries) is to be withdrawn: queued in the cancellation's database transaction, so that
+   * it is withdrawn even if the process dies after the commit (the job retries until the
+   * processor takes it; paid meanwhile, the void refunds it). `withdrawNow` then does it at once.
+   * (The run locks subscriptions before it knows their charges, so it cannot void in the
+   * settlement's lock order as a cancellation by the seller or subscriber does.)
    */
   async queueWithdrawal(manager: EntityManager, charge: Withdrawal): Promise<void> {
     await this.jobs.send(WITHDRAW_CHARGE_JOB, charge, {}, manager);

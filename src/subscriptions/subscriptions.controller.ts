@@ -186,7 +186,8 @@ export class SubscribersController {
     description:
       'Sellers (`subscriptions.manage`) cancel now or at period end (`at_period_end`, default true) and get the ' +
       'subscription back. The subscriber sends `Authorization: Bearer <manage_token>` and cancels at period end; ' +
-      'the answer is the public subscriber view. 409 `subscription_already_canceled` the second time.',
+      'the answer is the public subscriber view. 409 `subscription_already_canceled` the second time. A ' +
+      'subscription canceled now has its unpaid pix voided with it (that pix is refused from then on).',
   })
   @ApiBody({ type: CancelSubscriptionDto, required: false })
   @ApiExtraModels(SubscriptionResponseDto, PublicSubscriberResponseDto)

@@ -284,7 +284,13 @@ export class SubscriptionsService {
       );
     }
     const now = new Date();
-    const { subscription, withdrawal } = await this.dataSource.transaction(async (manager) => {
+    const subscription = await this.dataSource.transaction(async (manager) => {
+      // An unpaid pix charge is withdrawn (voided) in the same database transaction as the
+      // cancellation, so that no payment is accepted once the subscription is canceled. Its
+      // transaction is locked first, as a payment's settlement locks it before the subscription:
+      // the two wait for each other in turn, never both at once.
+      const pix = (await this.repo.openCharge(manager, id))?.transactionId;
+      const charge = pix ? await this.transactions.lockForVoid(manager, found.sellerId, pix) : null;
       const locked = await this.repo.lockSubscription(manager, id);
       if (!locked) throw subscriptionNotFound();
       if (canceler.kind === 'subscriber' && !manageTokenMatches(canceler.token, locked.manageTokenHash)) {
@@ -299,25 +305,21 @@ export class SubscriptionsService {
             : 'The subscription is already set to cancel at the end of its period.',
         );
       }
-      if (await this.repo.hasChargeInFlight(manager, id)) {
-        throw new ConflictError(
-          'subscription_charge_in_progress',
-          'A charge of this subscription is being processed; try again in a few seconds.',
-        );
-      }
+      if (await this.repo.hasChargeInFlight(manager, id)) throw chargeInProgress();
       if (atPeriodEnd && (current.status === 'active' || current.status === 'trialing')) {
-        const scheduled = await this.billing.apply(manager, current, {
+        return this.billing.apply(manager, current, {
           changes: { cancelAtPeriodEnd: true, nextChargeAt: current.currentPeriodEnd },
           events: [],
         });
-        return { subscription: scheduled, withdrawal: null };
       }
       const open = await this.repo.openCharge(manager, id);
-      const withdrawal = open?.transactionId ? { sellerId: current.sellerId, transactionId: open.transactionId } : null;
-      if (withdrawal) await this.billing.queueWithdrawal(manager, withdrawal);
-      return { subscription: await this.billing.apply(manager, current, canceled(now)), withdrawal };
+      // A pix charge issued since it was read (by a renewal, a moment ago) was not locked in order.
+      if (open?.transactionId && open.transactionId !== charge?.id) throw chargeInProgress();
+      const ended = await this.billing.apply(manager, current, canceled(now));
+      // Paid meanwhile, the charge is no longer open and is kept; the processor hears of the void by its job.
+      if (open && charge) await this.transactions.voidLocked(manager, charge, 'subscription_canceled');
+      return ended;
     });
-    if (withdrawal) await this.billing.withdrawNow(withdrawal);
     return canceler.kind === 'seller' ? SubscriptionResponseDto.of(subscription) : this.publicView(subscription);
   }
 
@@ -357,6 +359,13 @@ export class SubscriptionsService {
 
 function planNotFound(): NotFoundError {
   return new NotFoundError('Subscription plan not found.', 'subscription_plan_not_found');
+}
+
+function chargeInProgress(): ConflictError {
+  return new ConflictError(
+    'subscription_charge_in_progress',
+    'A charge of this subscription is being processed; try again in a few seconds.',
+  );
 }
 
 function subscriptionNotFound(): NotFoundError {

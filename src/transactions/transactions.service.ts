@@ -613,21 +613,45 @@ export class TransactionsService implements OnModuleInit {
       if (options.onlyPending && tx.status !== 'pending') {
         throw new ConflictError('invalid_state', `The transaction is ${tx.status}, no longer pending.`);
       }
-      if (tx.status !== 'approved' && tx.status !== 'pending') {
+      const view = await this.voidLocked(manager, tx, reason ?? null);
+      if (!view) {
         throw new ConflictError(
           'invalid_state',
           `A ${tx.status} transaction cannot be voided; only approved or pending ones can.`,
         );
       }
-      const view = await this.writeVoid(manager, tx, reason ?? null);
-      await recordAudit(manager, {
-        action: 'transaction.voided',
-        sellerId,
-        target: { type: 'transaction', id },
-        changes: { status: { from: tx.status, to: 'voided' }, void_reason: reason ?? null },
-      });
       return view;
     });
+  }
+
+  /**
+   * Locks the seller's transaction in the caller's database transaction, for a void there
+   * (`voidLocked`); null when it does not exist. A caller that locks rows of its own too takes
+   * this lock first: a settlement of the transaction locks it before what it settles.
+   */
+  lockForVoid(manager: EntityManager, sellerId: string, id: string): Promise<Transaction | null> {
+    return this.transactions.lockForSeller(manager, sellerId, id);
+  }
+
+  /**
+   * Voids a transaction locked in the caller's database transaction (see `lockForVoid`), with
+   * its events, its settlement and its audit entry; null, writing nothing, when it is neither
+   * approved nor pending.
+   */
+  async voidLocked(
+    manager: EntityManager,
+    tx: Transaction,
+    reason: string | null,
+  ): Promise<TransactionResponseDto | null> {
+    if (tx.status !== 'approved' && tx.status !== 'pending') return null;
+    const view = await this.writeVoid(manager, tx, reason);
+    await recordAudit(manager, {
+      action: 'transaction.voided',
+      sellerId: tx.sellerId,
+      target: { type: 'transaction', id: tx.id },
+      changes: { status: { from: tx.status, to: 'voided' }, void_reason: reason },
+    });
+    return view;
   }
 
   /**

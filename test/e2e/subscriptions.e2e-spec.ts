@@ -1,10 +1,9 @@
 import { IdempotencyRepository } from '../../src/common/idempotency/idempotency.repository';
 import { SubscriptionBilling } from '../../src/subscriptions/subscription-billing.service';
 import { SubscriptionRenewals } from '../../src/subscriptions/subscription-renewals.service';
-import { SubscriptionsService } from '../../src/subscriptions/subscriptions.service';
 import { createUser, grant, TestUser } from '../support/identity';
 import { CARDS, payingSeller } from '../support/payments';
-import { newTestService, userPrincipal } from '../support/service-test';
+import { newTestService } from '../support/service-test';
 import { TestSmtpServer } from '../support/smtp';
 import { clientAddress, createSubscriptionPlan, subscribe, SUBSCRIBER } from '../support/subscriptions';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -579,38 +578,71 @@ describe('subscriptions', () => {
       expect(await transactionsOf(sub.id)).toHaveLength(1);
     });
 
-    it('an open pix is withdrawn even when the process dies right after the cancellation commits', async () => {
-      // The process dies between a cancellation's commit and the withdrawal it then does at once.
+    it('a cancellation withdraws an open pix in its own database transaction: no payment is taken once it is canceled', async () => {
+      const pixPlan = await plan({ payment_types: ['pix'] });
+      const sub = await subscribe(t, pixPlan, { type: 'pix' });
+      expect((await cancel(sub.id, manager.access, { at_period_end: false })).body.status).toBe('canceled');
+      const { rows } = await t.db.query('SELECT status, void_reason FROM transactions WHERE id = $1', [
+        sub.transaction,
+      ]);
+      expect(rows).toEqual([{ status: 'voided', void_reason: 'subscription_canceled' }]);
+      // Written by one database transaction: its events carry the time it began.
+      const written = await t.db.query(
+        `SELECT DISTINCT created_at FROM outbox_events
+          WHERE (type = 'subscription.canceled' AND data->>'id' = $1) OR (type = 'transaction.voided' AND data->>'id' = $2)`,
+        [sub.id, sub.transaction],
+      );
+      expect(written.rows).toHaveLength(1);
+      expect((await confirmPix(sub.transaction!)).status).toBe(409); // no longer payable
+    });
+
+    it('a cancellation and a payment at the same moment: paid before it, or voided and refused, never paid after', async () => {
+      const pixPlan = await plan({ payment_types: ['pix'] });
+      const subs = await Promise.all(Array.from({ length: 6 }, () => subscribe(t, pixPlan, { type: 'pix' })));
+      const outcomes = await Promise.all(
+        subs.map(async (sub) => {
+          const [canceled, paid] = await Promise.all([
+            cancel(sub.id, manager.access, { at_period_end: false }),
+            confirmPix(sub.transaction!),
+          ]);
+          expect(canceled.status).toBe(200);
+          const { rows } = await t.db.query('SELECT status FROM transactions WHERE id = $1', [sub.transaction]);
+          // The subscription's own events tell the order: a payment settled first made it active.
+          return { paid: paid.status, charge: rows[0].status, events: await events(sub.id) };
+        }),
+      );
+      for (const outcome of outcomes) {
+        expect([
+          {
+            paid: 200,
+            charge: 'approved',
+            events: ['subscription.created', 'subscription.charged', 'subscription.canceled'],
+          },
+          { paid: 409, charge: 'voided', events: ['subscription.created', 'subscription.canceled'] },
+        ]).toContainEqual(outcome);
+      }
+    });
+
+    it('an open pix is withdrawn by the renewal run that cancels its subscription, even when the process dies right after', async () => {
+      // The process dies between the run's commit and the withdrawal it then does at once.
       const billing = t.app.get(SubscriptionBilling);
       const dying = Object.assign(Object.create(billing) as SubscriptionBilling, {
         withdrawNow: async () => undefined,
       });
-      const withdrawn = (transactionId: string) =>
-        eventually(async () => {
-          const { rows } = await t.db.query('SELECT status, void_reason FROM transactions WHERE id = $1', [
-            transactionId,
-          ]);
-          return rows[0].status === 'voided' && rows[0];
-        });
       const pixPlan = await plan({ payment_types: ['pix'] });
-
-      // Canceled by its seller: the withdrawal was queued with the cancellation, and a worker does it.
-      const byRequest = await subscribe(t, pixPlan, { type: 'pix' });
-      const services = newTestService(t, SubscriptionsService, [[SubscriptionBilling, dying]]);
-      const seller = { kind: 'seller' as const, principal: await userPrincipal(t, manager) };
-      expect(await services.cancel(byRequest.id, seller, false)).toMatchObject({ status: 'canceled' });
-      expect(await withdrawn(byRequest.transaction!)).toEqual({
-        status: 'voided',
-        void_reason: 'subscription_canceled',
-      });
-      expect((await confirmPix(byRequest.transaction!)).status).toBe(409); // no longer payable
-
-      // Canceled by the renewal run (never paid by its due date): the same.
+      // Canceled by the renewal run (never paid by its due date): the withdrawal was queued with
+      // the cancellation, and a worker does it.
       const byRun = await subscribe(t, pixPlan, { type: 'pix' });
       const renewals = newTestService(t, SubscriptionRenewals, [[SubscriptionBilling, dying]]);
       await renewals.run(after(byRun.next_charge_at!, 1000));
       expect((await subscriber(byRun.id)).body.status).toBe('canceled');
-      expect(await withdrawn(byRun.transaction!)).toEqual({ status: 'voided', void_reason: 'subscription_canceled' });
+      const withdrawn = await eventually(async () => {
+        const { rows } = await t.db.query('SELECT status, void_reason FROM transactions WHERE id = $1', [
+          byRun.transaction,
+        ]);
+        return rows[0].status === 'voided' && rows[0];
+      });
+      expect(withdrawn).toEqual({ status: 'voided', void_reason: 'subscription_canceled' });
     });
 
     it("the public limit (30 a minute per address) counts the subscribers' cancels, not the seller's", async () => {
