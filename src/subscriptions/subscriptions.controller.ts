@@ -140,7 +140,9 @@ export class SubscriptionPlansController {
     summary: 'Subscribe to an active plan (public)',
     description:
       'Credit: the card is tokenized by the processor and charged now (402 `card_declined` and nothing created ' +
-      'when declined), or at the end of the trial. A card charge whose outcome the processor has not told yet ' +
+      'when declined), or at the end of the trial. A signup the seller could not charge (with or without a trial) ' +
+      "is refused with the charge's 400: `seller_has_no_rate_plan`, `rate_plan_inactive`, " +
+      '`payment_method_not_accepted`, `negative_seller_net`. A card charge whose outcome the processor has not told yet ' +
       '(a timeout) answers `incomplete` with the pending `transaction`: the subscription turns `active` once the ' +
       'charge is confirmed, or `canceled` if it was declined or never made. Pix: the subscription is `incomplete` ' +
       'until the pix in `pix` is paid. The `manage_token` is shown only here and in the welcome e-mail; a retry ' +

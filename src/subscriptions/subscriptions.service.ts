@@ -19,6 +19,7 @@ import { checkMoney, formatMoney } from '../common/money/money';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { normaliseDocument } from '../sellers/document';
 import { SellersService } from '../sellers/sellers.service';
+import type { CreateTransactionDto } from '../transactions/dto/transaction.dto';
 import { TransactionsService } from '../transactions/transactions.service';
 import { recordEvent } from '../webhooks/outbox';
 import { daysAfter, period } from './billing-period';
@@ -194,7 +195,16 @@ export class SubscriptionsService {
       asOf: now,
       key,
     };
+    const firstCharge: CreateTransactionDto = {
+      amount: formatMoney(plan.amount),
+      payment_type: input.payment.type,
+      description: `Subscription ${subscription.id}: ${plan.name}, period 1`,
+      reference: signup.chargeId,
+      customer: { name: subscription.name, email: subscription.email, document },
+    };
     if (plan.trialDays > 0) {
+      // Nothing is charged during the trial, but the charge that ends it must be one the seller can take.
+      await this.transactions.checkChargeable(plan.sellerId, firstCharge, card ?? undefined);
       return requestTransaction(this.dataSource, async (manager) => {
         const row = await this.repo.insertSubscription(manager, subscription);
         await recordEvent(manager, 'subscription.created', row.sellerId, SubscriptionResponseDto.of(row));
@@ -208,22 +218,11 @@ export class SubscriptionsService {
     if (key && !key.resumeOf) await this.dataSource.transaction((manager) => key.tie(manager, signup.chargeId));
     const earlier = key?.resumeOf ? await this.chargeOf(plan.sellerId, key.resumeOf) : null;
     let tx = await this.billing.chargeSignup(signup, () =>
-      this.transactions.create(
-        plan.sellerId,
-        {
-          amount: formatMoney(plan.amount),
-          payment_type: input.payment.type,
-          description: `Subscription ${subscription.id}: ${plan.name}, period 1`,
-          reference: signup.chargeId,
-          customer: { name: subscription.name, email: subscription.email, document },
-        },
-        'subscription',
-        {
-          cardOnFile: card ?? undefined,
-          resumeOf: earlier?.id ?? null,
-          payableUntil: pixPayableUntil({ dueAt: subscription.anchorAt }, true),
-        },
-      ),
+      this.transactions.create(plan.sellerId, firstCharge, 'subscription', {
+        cardOnFile: card ?? undefined,
+        resumeOf: earlier?.id ?? null,
+        payableUntil: pixPayableUntil({ dueAt: subscription.anchorAt }, true),
+      }),
     );
     if (!signup.created && tx.status === 'pending' && !tx.pix) {
       // The outcome is unknown (the processor may have charged): never "nothing was created".

@@ -20,7 +20,7 @@ import { assertValid } from '../common/validation/validation.pipe';
 import { SellersService } from '../sellers/sellers.service';
 import { JobQueue } from '../jobs/job-queue.service';
 import { SplitService } from '../split/split.service';
-import type { EntryMode } from '../split/table';
+import type { EntryMode, PaymentType } from '../split/table';
 import { recordAudit } from '../audit/audit-log';
 import { EventType, recordEvent, recordEvents } from '../webhooks/outbox';
 import {
@@ -169,26 +169,7 @@ export class TransactionsService implements OnModuleInit {
   ): Promise<TransactionResponseDto> {
     const payment = { ...(await this.checkPayment(input, cardOnFile)), payableUntil };
     if (resumed) return this.resume(sellerId, resumed, payment, input);
-    const { seller, ratePlan, splitPlan } = await this.sellers.findWithPlans(sellerId);
-    if (!ratePlan) {
-      throw new BadRequestError(
-        'seller_has_no_rate_plan',
-        'The seller has no rate plan, so it cannot take payments yet.',
-      );
-    }
-    if (!ratePlan.active) throw new BadRequestError('rate_plan_inactive', "The seller's rate plan is inactive.");
-    const resolution = this.split.resolve(
-      {
-        amount: payment.amount,
-        paymentType: input.payment_type,
-        installments: payment.installments,
-        brand: payment.brand,
-        entryMode: payment.entryMode,
-      },
-      ratePlan,
-      splitPlan,
-      { developerAccount: seller.developerAccount, participants: seller.splitParticipants },
-    );
+    const { ratePlan, splitPlan, resolution } = await this.resolveForSeller(sellerId, input.payment_type, payment);
 
     // 1. The transaction is stored first, as pending, so that no charge can exist without it. The
     // request's Idempotency-Key is tied to it: a retry after a crash resumes it (see resume).
@@ -224,6 +205,41 @@ export class TransactionsService implements OnModuleInit {
       await tieIdempotencyKey(manager, record.id);
     });
     return this.charge(record.id, payment, input);
+  }
+
+  /**
+   * Checks that the seller can take this charge now, as `create` would, and writes nothing: the
+   * same refusals (400 `seller_has_no_rate_plan`, `rate_plan_inactive`,
+   * `payment_method_not_accepted`, `negative_seller_net`, `validation_failed`). For a charge
+   * made later on a customer's behalf (the first charge of a subscription's trial).
+   */
+  async checkChargeable(sellerId: string, input: CreateTransactionDto, cardOnFile?: CardToken): Promise<void> {
+    await this.resolveForSeller(sellerId, input.payment_type, await this.checkPayment(input, cardOnFile));
+  }
+
+  /** The seller's plans and the fee and split of a payment under them; refused when the seller cannot take it. */
+  private async resolveForSeller(sellerId: string, paymentType: PaymentType, payment: CheckedPayment) {
+    const { seller, ratePlan, splitPlan } = await this.sellers.findWithPlans(sellerId);
+    if (!ratePlan) {
+      throw new BadRequestError(
+        'seller_has_no_rate_plan',
+        'The seller has no rate plan, so it cannot take payments yet.',
+      );
+    }
+    if (!ratePlan.active) throw new BadRequestError('rate_plan_inactive', "The seller's rate plan is inactive.");
+    const resolution = this.split.resolve(
+      {
+        amount: payment.amount,
+        paymentType,
+        installments: payment.installments,
+        brand: payment.brand,
+        entryMode: payment.entryMode,
+      },
+      ratePlan,
+      splitPlan,
+      { developerAccount: seller.developerAccount, participants: seller.splitParticipants },
+    );
+    return { ratePlan, splitPlan, resolution };
   }
 
   /**

@@ -306,6 +306,25 @@ describe('subscriptions', () => {
       expect(count.rows[0].n).toBe(0);
     });
 
+    it('a trial signup whose ending charge the seller could not take is refused at once, as without a trial', async () => {
+      for (const trial_days of [0, 3]) {
+        // A price below the card's fixed fee: no charge of it can be taken.
+        const id = await plan({ amount: '0.01', trial_days });
+        const res = await t.http.post(
+          `/subscriptions/plan/${id}/subscribe/`,
+          { subscriber: SUBSCRIBER, payment: { type: 'credit', card: CARDS.visa } },
+          { headers: { 'x-forwarded-for': clientAddress() } },
+        );
+        expect({ trial_days, status: res.status, code: res.body.code }).toEqual({
+          trial_days,
+          status: 400,
+          code: 'negative_seller_net',
+        });
+        const count = await t.db.query('SELECT count(*)::int AS n FROM subscriptions WHERE plan_id = $1', [id]);
+        expect(count.rows[0].n).toBe(0);
+      }
+    });
+
     it('honours Idempotency-Key without replaying the manage token: a repeat is 409 with the id, not charged twice', async () => {
       const id = await plan();
       const key = `sub-${id}`;
