@@ -96,7 +96,11 @@ export function toCheckoutOrderView(full: FullOrder): CheckoutOrderDto {
   return {
     ...orderBase(full),
     buyer: { name: full.order.buyerName, email: maskEmail(full.order.buyerEmail) },
-    tickets: full.tickets.map((t) => ({ id: t.id, ticket_type: t.ticketTypeId, code: t.code })),
+    // The buyer's page shows the tickets that admit: none once a paid order is canceled.
+    tickets:
+      full.order.status === 'paid'
+        ? full.tickets.map((t) => ({ id: t.id, ticket_type: t.ticketTypeId, code: t.code }))
+        : [],
   };
 }
 

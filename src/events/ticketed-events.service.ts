@@ -101,6 +101,9 @@ export class TicketedEventsService {
     await this.authorize(principal, id);
     await this.dataSource.transaction(async (manager) => {
       const event = (await this.events.lock(manager, id))!;
+      if (event.status === 'draft' && input.status === 'closed') {
+        throw new ConflictError('invalid_state', 'A draft event is published before it can be closed.');
+      }
       const problems: FieldErrors = {};
       const dates = {
         startsAt: input.starts_at ? instantOf(input.starts_at) : event.startsAt,

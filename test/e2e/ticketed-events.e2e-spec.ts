@@ -352,7 +352,8 @@ describe('ticketed events and checkout', () => {
     );
     expect(voided.status).toBe(200);
     expect((await seats(event.id)).VIP).toEqual({ quantity: 2, sold: 0, held: 0 });
-    expect((await t.http.get(`/event/event/${event.id}/checkout/${refunded.body.id}/`)).body.status).toBe('canceled');
+    const page = await t.http.get(`/event/event/${event.id}/checkout/${refunded.body.id}/`);
+    expect(page.body).toMatchObject({ status: 'canceled', tickets: [] }); // the buyer's page shows no dead codes
     expect((await checkIn(event.id, refunded.body.tickets[0].code)).status).toBe(404);
   });
 
@@ -810,6 +811,31 @@ describe('ticketed events and checkout', () => {
       const noSeller = await t.http.get('/event/event/', { token: user.access });
       expect(noSeller.status).toBe(400);
       expect(noSeller.body.errors).toHaveProperty('seller');
+    });
+
+    it('a draft is published before it can be closed: closing it is 409 and it stays a draft', async () => {
+      const draft = await t.http.post('/event/event/', eventBody(seller.sellerId), { token: superuser.access });
+      const closing = await t.http.patch(
+        `/event/event/${draft.body.id}/`,
+        { status: 'closed' },
+        { token: superuser.access },
+      );
+      expect(closing.status).toBe(409);
+      expect(closing.body.code).toBe('invalid_state');
+      const { rows } = await t.db.query('SELECT status FROM ticketed_events WHERE id = $1', [draft.body.id]);
+      expect(rows).toEqual([{ status: 'draft' }]);
+      const published = await t.http.patch(
+        `/event/event/${draft.body.id}/`,
+        { status: 'published' },
+        { token: superuser.access },
+      );
+      expect(published.body.status).toBe('published');
+      const closed = await t.http.patch(
+        `/event/event/${draft.body.id}/`,
+        { status: 'closed' },
+        { token: superuser.access },
+      );
+      expect(closed.body.status).toBe('closed');
     });
 
     it('names are kept trimmed, compared as buyers read them, and one line long', async () => {

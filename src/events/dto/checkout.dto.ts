@@ -154,7 +154,11 @@ class OrderViewBase {
 /** The checkout's answer and the public status of an order. */
 export class CheckoutOrderDto extends OrderViewBase {
   @ApiProperty({ type: PublicBuyerDto }) buyer: PublicBuyerDto;
-  @ApiProperty({ type: [TicketViewDto], description: 'Issued when the order is paid.' }) tickets: TicketViewDto[];
+  @ApiProperty({
+    type: [TicketViewDto],
+    description: 'Issued when the order is paid; none once a paid order is canceled (its payment voided).',
+  })
+  tickets: TicketViewDto[];
 }
 
 /** An order as its seller sees it. */

@@ -247,7 +247,8 @@ export class UpdateTicketedEventDto {
 
   @ApiPropertyOptional({
     enum: ['published', 'closed'],
-    description: 'draft → published (on sale within the sales window), published → closed, closed → published.',
+    description:
+      'draft → published (on sale within the sales window), published → closed, closed → published; closing a draft is 409 `invalid_state`.',
   })
   @IsOmittable()
   @IsIn(['published', 'closed'], { message: 'must be published or closed' })
