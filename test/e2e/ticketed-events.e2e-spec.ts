@@ -874,7 +874,8 @@ describe('ticketed events and checkout', () => {
       const broken = await create({
         name: 'Festival\r\nBcc: x@example.com',
         venue: 'A\nB',
-        ticket_types: [type('P\tista')],
+        // A right-to-left override: the rest of the line would read backwards.
+        ticket_types: [type('VIP \u202eGRATIS')],
       });
       expect(broken.status).toBe(400);
       expect(broken.body.errors).toEqual({
