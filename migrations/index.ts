@@ -24,6 +24,7 @@ import { UnresolvedChargesByAge1763803400000 } from './1763803400000-unresolved-
 import { TransactionListByCreation1763803500000 } from './1763803500000-transaction-list-by-creation';
 import { SplitParticipantsLowerCase1763803600000 } from './1763803600000-split-participants-lower-case';
 import { PostingsStampedWhenApplied1763803700000 } from './1763803700000-postings-stamped-when-applied';
+import { EventFeedByCreation1763803800000 } from './1763803800000-event-feed-by-creation';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -53,4 +54,5 @@ export const migrations = [
   TransactionListByCreation1763803500000,
   SplitParticipantsLowerCase1763803600000,
   PostingsStampedWhenApplied1763803700000,
+  EventFeedByCreation1763803800000,
 ];

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { Cents } from '../common/money/money';
-import { applyKeysetAfterRow, PageRequest } from '../common/pagination/pagination';
+import { applyKeysetAfterRow, PageRequest, sellerCursorRow } from '../common/pagination/pagination';
 import { deferStatement } from '../database/pipelined-client';
 import { RowMapper } from '../database/row-mapper';
 import type { EntryMode, PaymentType } from '../split/table';
@@ -255,8 +255,7 @@ export class TransactionsRepository {
     return applyKeysetAfterRow(
       q,
       ['t.created_at', 't.seq'],
-      // The cursor's row among the seller's own: a cursor naming another seller's row gives nothing away.
-      'SELECT c.created_at, c.seq FROM transactions c WHERE c.seq = :keysetAfter AND c.seller_id = :sellerId',
+      sellerCursorRow('transactions', ':keysetAfter', ':sellerId'),
       page,
     ).getMany();
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { keysetSql, PageRequest } from '../common/pagination/pagination';
+import { keysetSql, keysetSqlAfterRow, PageRequest } from '../common/pagination/pagination';
 import { setWithUpdatedAt } from '../database/updated-at';
 import { visibilityHorizon } from '../database/visibility-horizon';
 
@@ -154,9 +154,16 @@ export class WebhooksRepository {
 
   async listEndpoints(sellerId: string, page: PageRequest): Promise<EndpointRow[]> {
     const params: unknown[] = [sellerId];
-    const { condition, orderAndLimit } = keysetSql('seq', page, params);
+    // In creation order (a seller has 16 endpoints at most: its index on seq finds them, then they are sorted).
+    const { condition, orderAndLimit } = keysetSqlAfterRow(
+      ['w.created_at', 'w.seq'],
+      (position) =>
+        `SELECT c.created_at, c.seq FROM webhook_endpoints c WHERE c.seq = ${position} AND c.seller_id = $1`,
+      page,
+      params,
+    );
     return this.dataSource.query(
-      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE seller_id = $1 AND deleted_at IS NULL
+      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints w WHERE w.seller_id = $1 AND w.deleted_at IS NULL
        ${condition ? `AND ${condition}` : ''} ${orderAndLimit}`,
       params,
     );
@@ -344,15 +351,22 @@ export class WebhooksRepository {
     filters: { type?: string; createdAfter?: Date },
     page: PageRequest,
   ): Promise<EventRow[]> {
-    // A feed that backends poll: only events nothing earlier can still join (see visibilityHorizon).
+    // A feed that backends poll: only events nothing earlier can still join (see visibilityHorizon),
+    // in the order of their creation time, so that polling from the last created_at seen misses none.
     const params: unknown[] = [sellerId, await visibilityHorizon(this.dataSource)];
-    const where = ['seller_id = $1', 'created_at < $2'];
-    if (filters.type) where.push(`type = $${params.push(filters.type)}`);
-    if (filters.createdAfter) where.push(`created_at >= $${params.push(filters.createdAfter)}`);
-    const { condition, orderAndLimit } = keysetSql('seq', page, params);
+    const where = ['e.seller_id = $1', 'e.created_at < $2'];
+    if (filters.type) where.push(`e.type = $${params.push(filters.type)}`);
+    if (filters.createdAfter) where.push(`e.created_at >= $${params.push(filters.createdAfter)}`);
+    const { condition, orderAndLimit } = keysetSqlAfterRow(
+      ['e.created_at', 'e.seq'],
+      // The cursor's event among the seller's own: a cursor naming another seller's event gives nothing away.
+      (position) => `SELECT c.created_at, c.seq FROM outbox_events c WHERE c.seq = ${position} AND c.seller_id = $1`,
+      page,
+      params,
+    );
     if (condition) where.push(condition);
     return this.dataSource.query(
-      `SELECT id, seq, type, data, ${ISO('created_at')} AS created_at FROM outbox_events
+      `SELECT e.id, e.seq, e.type, e.data, ${ISO('e.created_at')} AS created_at FROM outbox_events e
        WHERE ${where.join(' AND ')} ${orderAndLimit}`,
       params,
     );

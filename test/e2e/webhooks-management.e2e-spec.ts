@@ -360,6 +360,68 @@ describe('webhook management', () => {
     }
   });
 
+  it('lists endpoints by creation time, newest first or oldest first with ordering=created_at', async () => {
+    const own = await createSeller(t, superuser);
+    const ownKey = (await createApiKey(t, superuser.access, own)).key;
+    const made = [];
+    for (let i = 0; i < 3; i++) made.push((await create({ description: `e${i}` }, ownKey)).id);
+    // Created by transactions that began in another order than they wrote (seq): the first the latest.
+    await t.db.query(`UPDATE webhook_endpoints SET created_at = created_at + interval '1 minute' WHERE id = $1`, [
+      made[0],
+    ]);
+    const list = async (query: string) => {
+      const ids: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: any = await t.http.get(`${base}/?limit=1${query}${cursor ? `&cursor=${cursor}` : ''}`, as(ownKey));
+        ids.push(...page.body.results.map((e: { id: string }) => e.id));
+        cursor = page.body.next_cursor;
+      } while (cursor);
+      return ids;
+    };
+    expect(await list('&ordering=created_at')).toEqual([made[1], made[2], made[0]]);
+    expect(await list('')).toEqual([made[0], made[2], made[1]]);
+  });
+
+  it('orders the feed by creation time, not by insertion: a page read, then a poll from its last created_at, misses nothing', async () => {
+    const own = await createSeller(t, superuser);
+    const ownKey = (await createApiKey(t, superuser.access, own)).key;
+    // Events stamped when their database transaction began: inserted in another order than their
+    // creation times, two of them at the same instant.
+    const at = (ms: number) => new Date(Date.parse('2026-11-20T10:00:00.000Z') + ms).toISOString();
+    const stamps = [at(3), at(1), at(2), at(1), at(0)];
+    for (const [i, created] of stamps.entries()) {
+      await t.db.query(
+        `INSERT INTO outbox_events (type, seller_id, data, created_at, dispatched_at) VALUES ('transaction.created', $1, $2, $3, now())`,
+        [own, { n: i }, created],
+      );
+    }
+    const walk = async (ordering: string) => {
+      const seen: Array<{ n: number; created_at: string }> = [];
+      let cursor: string | null = null;
+      do {
+        const page: any = await t.http.get(
+          `${base}/events/?limit=2${ordering}${cursor ? `&cursor=${cursor}` : ''}`,
+          as(ownKey),
+        );
+        expect(page.status).toBe(200);
+        seen.push(...page.body.results.map((e: any) => ({ n: e.data.n, created_at: e.created_at })));
+        cursor = page.body.next_cursor;
+      } while (cursor);
+      return seen;
+    };
+    // Oldest first: by created_at, ties in insertion order; newest first: the reverse.
+    const oldest = [4, 1, 3, 2, 0];
+    expect((await walk('&ordering=created_at')).map((e) => e.n)).toEqual(oldest);
+    expect((await walk('')).map((e) => e.n)).toEqual([...oldest].reverse());
+    // A poller reads one page, then asks for what came at or after the last created_at it saw.
+    const first = await t.http.get(`${base}/events/?limit=2&ordering=created_at`, as(ownKey));
+    const last = first.body.results[1].created_at;
+    const polled = await t.http.get(`${base}/events/?ordering=created_at&created_after=${last}`, as(ownKey));
+    const seenIds = new Set(first.body.results.map((e: any) => e.id));
+    expect(polled.body.results.filter((e: any) => !seenIds.has(e.id)).map((e: any) => e.data.n)).toEqual([3, 2, 0]);
+  });
+
   it('refuses a field in the body of the routes that take none (test, rotate_secret, retry), and takes {}', async () => {
     const created = await create();
     const before = await t.db.query('SELECT secret FROM webhook_endpoints WHERE id = $1', [created.id]);

@@ -156,6 +156,40 @@ export function keysetSql(
   return { condition, orderAndLimit: `ORDER BY ${column} ${page.descending ? 'DESC' : 'ASC'} LIMIT ${page.limit + 1}` };
 }
 
+/**
+ * keysetSql for a list ordered by a column of its own and then by the cursor's position column
+ * (see applyKeysetAfterRow). `cursorRow` makes the query answering both columns of the row at
+ * the position, given the position's parameter (`$n`).
+ */
+export function keysetSqlAfterRow(
+  [column, position]: [string, string],
+  cursorRow: (positionParam: string) => string,
+  page: PageRequest,
+  params: unknown[],
+): { condition: string | null; orderAndLimit: string } {
+  const direction = page.descending ? 'DESC' : 'ASC';
+  const condition =
+    page.after === null
+      ? null
+      : `(${column}, ${position}) ${page.descending ? '<' : '>'} (${cursorRow(`$${params.push(page.after)}`)})`;
+  return {
+    condition,
+    orderAndLimit: `ORDER BY ${column} ${direction}, ${position} ${direction} LIMIT ${page.limit + 1}`,
+  };
+}
+
+/**
+ * The query answering `created_at` and `seq` of the row at a cursor's position (`position`: its
+ * placeholder) among the rows of one seller (`seller`: its placeholder), for the keysets above: a
+ * cursor naming another seller's row finds nothing and gives nothing away. The row is found by
+ * its unique `seq` alone, then checked; OFFSET 0 keeps PostgreSQL from folding the seller check
+ * into the lookup, whose generic plan could otherwise walk an index of all the seller's rows.
+ */
+export function sellerCursorRow(table: string, position: string, seller: string): string {
+  return `SELECT c.created_at, c.seq FROM (SELECT created_at, seq, seller_id FROM ${table} WHERE seq = ${position} OFFSET 0) c
+    WHERE c.seller_id = ${seller}`;
+}
+
 /** Cuts the extra row off and makes the cursor of the next page from the last row kept. */
 export function toPage<R, T>(
   rows: R[],
