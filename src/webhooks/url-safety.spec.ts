@@ -185,6 +185,10 @@ describe('webhook URL form (at registration)', () => {
     expect(urlFormProblem('https://hooks.example.com/#')).toBe('it must not have a fragment (#…)');
     expect(urlFormProblem('http://127.0.0.1:0/x')).toBe('its port must be 1 to 65535');
     expect(urlFormProblem('http://127.0.0.1:00/x')).toBe('its port must be 1 to 65535');
+    // Read as a slash: the host called would be hooks.example.com, not other.example.
+    expect(new URL('https://hooks.example.com\\@other.example/x').host).toBe('hooks.example.com');
+    expect(urlFormProblem('https://hooks.example.com\\@other.example/x')).toBe('it must not contain a backslash');
+    expect(urlFormProblem('https://hooks.example.com/a\\b')).toBe('it must not contain a backslash');
   });
 
   it('accepts a URL written as it is called', () => {

@@ -194,11 +194,13 @@ export function checkWebhookUrlSyntax(raw: string, allowPrivate: boolean): UrlCh
 /**
  * Why a URL given for a new or changed endpoint is not written as it is called (null: it is):
  * URL parsing would drop spaces and control characters, take `https:///host` for
- * `https://host`, and never send a fragment. Checked at registration only: endpoints stored
- * before this rule keep being delivered to.
+ * `https://host`, read a backslash as a slash (`https://a.example\@b.example/` calls
+ * a.example, not b.example) and never send a fragment. Checked at registration only: endpoints
+ * stored before this rule keep being delivered to.
  */
 export function urlFormProblem(raw: string): string | null {
   if (/[\s\p{Cc}]/u.test(raw)) return 'it must not contain spaces or control characters';
+  if (raw.includes('\\')) return 'it must not contain a backslash';
   if (!/^[a-z][a-z0-9+.-]*:\/\/[^/?#]/i.test(raw)) return 'it must start scheme://host';
   if (raw.includes('#')) return 'it must not have a fragment (#…)';
   try {

@@ -25,7 +25,7 @@ export class CreateWebhookDto {
     example: 'https://example.com/webhooks/payments',
     maxLength: 2048,
     description:
-      'https only, written as called (scheme://host, no spaces or control characters, no fragment, port 1-65535); ' +
+      'https only, written as called (scheme://host, no spaces, control characters or backslashes, no fragment, port 1-65535); ' +
       'no credentials; hosts that are or resolve to private, loopback, link-local, CGNAT, multicast or ' +
       'unique local addresses are refused (400 `webhook_url_not_allowed`) unless WEBHOOKS_ALLOW_PRIVATE_URLS=true.',
   })
