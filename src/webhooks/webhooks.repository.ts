@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { keysetSql, keysetSqlAfterRow, PageRequest } from '../common/pagination/pagination';
+import { keysetSql, keysetSqlAfterRow, PageRequest, sellerCursorRow } from '../common/pagination/pagination';
 import { setWithUpdatedAt } from '../database/updated-at';
 import { visibilityHorizon } from '../database/visibility-horizon';
 
@@ -157,8 +157,7 @@ export class WebhooksRepository {
     // In creation order (a seller has 16 endpoints at most: its index on seq finds them, then they are sorted).
     const { condition, orderAndLimit } = keysetSqlAfterRow(
       ['w.created_at', 'w.seq'],
-      (position) =>
-        `SELECT c.created_at, c.seq FROM webhook_endpoints c WHERE c.seq = ${position} AND c.seller_id = $1`,
+      (position) => sellerCursorRow('webhook_endpoints', position, '$1'),
       page,
       params,
     );
@@ -359,8 +358,7 @@ export class WebhooksRepository {
     if (filters.createdAfter) where.push(`e.created_at >= $${params.push(filters.createdAfter)}`);
     const { condition, orderAndLimit } = keysetSqlAfterRow(
       ['e.created_at', 'e.seq'],
-      // The cursor's event among the seller's own: a cursor naming another seller's event gives nothing away.
-      (position) => `SELECT c.created_at, c.seq FROM outbox_events c WHERE c.seq = ${position} AND c.seller_id = $1`,
+      (position) => sellerCursorRow('outbox_events', position, '$1'),
       page,
       params,
     );
