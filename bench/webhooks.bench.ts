@@ -31,6 +31,7 @@ export async function webhooksBenchmark(): Promise<void> {
     NODE_ENV: 'production',
     WEBHOOKS_ALLOW_PRIVATE_URLS: 'true',
     WEBHOOKS_ENDPOINT_CONCURRENCY: '64',
+    WEBHOOKS_SELLER_CONCURRENCY: '64',
   };
   const receiver = await startReceiver();
   const api = await startServer('dist/src/main.js', env);

@@ -10,6 +10,8 @@ describe('configuration', () => {
       PAYMENTS_PROCESSOR: 'sandbox',
       WORKERS_IN_API: true,
       WEBHOOKS_ALLOW_PRIVATE_URLS: false,
+      WEBHOOKS_ENDPOINT_CONCURRENCY: 8,
+      WEBHOOKS_SELLER_CONCURRENCY: 16,
     });
     expect(env.DATABASE_URL).toBeUndefined();
   });
@@ -26,6 +28,9 @@ describe('configuration', () => {
     );
     expect(() => readEnvironment({ DATABASE_QUERY_TIMEOUT: '2.5' })).toThrow(/DATABASE_QUERY_TIMEOUT/);
     expect(() => readEnvironment({ DATABASE_WAIT_TIMEOUT: 'soon' })).toThrow(/DATABASE_WAIT_TIMEOUT/);
+    expect(() => readEnvironment({ WEBHOOKS_SELLER_CONCURRENCY: '0' })).toThrow(
+      /WEBHOOKS_SELLER_CONCURRENCY must be an integer between 1 and 1000/,
+    );
   });
 
   it('requires JWT_SECRET in production, without echoing secrets', () => {

@@ -132,6 +132,12 @@ const envSchema = z
       .min(1, { message: 'must be an integer between 1 and 100' })
       .max(100, { message: 'must be an integer between 1 and 100' })
       .default(8),
+    WEBHOOKS_SELLER_CONCURRENCY: z.coerce
+      .number({ message: 'must be an integer between 1 and 1000' })
+      .int({ message: 'must be an integer between 1 and 1000' })
+      .min(1, { message: 'must be an integer between 1 and 1000' })
+      .max(1000, { message: 'must be an integer between 1 and 1000' })
+      .default(16),
     PAYMENTS_PROCESSOR: z.enum(['sandbox'], { message: 'must be "sandbox"' }).default('sandbox'),
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
@@ -195,6 +201,8 @@ export interface AppConfig {
   webhooksConcurrency: number;
   /** Webhook requests in flight at once to one endpoint, across all workers. */
   webhooksEndpointConcurrency: number;
+  /** Webhook requests in flight at once to the endpoints of one seller, across all workers. */
+  webhooksSellerConcurrency: number;
   paymentsProcessor: Environment['PAYMENTS_PROCESSOR'];
   logLevel: Environment['LOG_LEVEL'];
   workersInApi: boolean;
@@ -267,6 +275,7 @@ export function toAppConfig(env: Environment, resolved: { databaseUrl: string; j
     webhooksTimeoutSeconds: env.WEBHOOKS_TIMEOUT_SECONDS,
     webhooksConcurrency: env.WEBHOOKS_CONCURRENCY,
     webhooksEndpointConcurrency: env.WEBHOOKS_ENDPOINT_CONCURRENCY,
+    webhooksSellerConcurrency: env.WEBHOOKS_SELLER_CONCURRENCY,
     paymentsProcessor: env.PAYMENTS_PROCESSOR,
     logLevel: env.LOG_LEVEL,
     workersInApi: env.WORKERS_IN_API,

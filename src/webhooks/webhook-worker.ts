@@ -43,7 +43,9 @@ export const EVENT_RETENTION_DAYS = 90;
  * `npm run worker`). Committed outbox events NOTIFY the workers, which fan them out into
  * deliveries (dispatcher) and claim due deliveries (FOR UPDATE SKIP LOCKED, with a lease) to
  * send them through one pool of sockets, at most WEBHOOKS_CONCURRENCY at a time per process
- * and WEBHOOKS_ENDPOINT_CONCURRENCY per endpoint. Retries wake the worker at their due time.
+ * WEBHOOKS_ENDPOINT_CONCURRENCY per endpoint and WEBHOOKS_SELLER_CONCURRENCY per seller (so that
+ * one seller's slow endpoints never take every request a worker has). Retries wake the worker at
+ * their due time.
  * A worker that dies mid-request loses nothing: its lease ends and another worker sends again.
  */
 @Injectable()
@@ -190,7 +192,10 @@ export class WebhookWorker implements OnModuleInit, OnApplicationBootstrap, Befo
         this.pumpAgain = false;
         const free = Math.min(this.config.webhooksConcurrency - this.inFlight, CLAIM_BATCH);
         if (free <= 0) break;
-        const claimed = await this.webhooks.claimDue(free, this.config.webhooksEndpointConcurrency, this.leaseMs);
+        const claimed = await this.webhooks.claimDue(free, this.leaseMs, {
+          perEndpoint: this.config.webhooksEndpointConcurrency,
+          perSeller: this.config.webhooksSellerConcurrency,
+        });
         for (const delivery of claimed) this.start(delivery);
         if (claimed.length === free) this.pumpAgain = true;
         else idle = true;

@@ -415,27 +415,42 @@ export class WebhooksRepository {
    * Claims up to `limit` due deliveries for one attempt each: the attempt number goes up and
    * a lease hides them from other workers until the attempt is recorded (or the lease ends,
    * when the worker died). SKIP LOCKED lets several workers claim at once without taking the
-   * same delivery. Endpoints with `perEndpoint` requests in flight get none, so a slow
-   * endpoint cannot take every worker slot.
+   * same delivery. An endpoint gets at most `perEndpoint` requests in flight and a seller's
+   * endpoints `perSeller` together, counted across workers: a slow endpoint, or a seller's
+   * many slow endpoints, cannot take every worker slot.
    */
-  async claimDue(limit: number, perEndpoint: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  async claimDue(
+    limit: number,
+    leaseMs: number,
+    caps: { perEndpoint: number; perSeller: number },
+  ): Promise<ClaimedDelivery[]> {
     const [rows]: [ClaimedDelivery[], number] = await this.dataSource.query(
       `WITH in_flight AS (
-         SELECT endpoint_id, count(*)::int AS n FROM webhook_deliveries
-         WHERE locked_until IS NOT NULL AND locked_until > now() GROUP BY endpoint_id
+         SELECT d.endpoint_id, e.seller_id, count(*)::int AS n
+         FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+         WHERE d.locked_until IS NOT NULL AND d.locked_until > now() GROUP BY d.endpoint_id, e.seller_id
+       ), seller_in_flight AS (
+         SELECT seller_id, sum(n)::int AS n FROM in_flight GROUP BY seller_id
        ), due AS (
-         SELECT d.id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d
+         SELECT d.id, d.endpoint_id, e.seller_id, d.next_attempt_at
+         FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
          WHERE d.status = 'pending' AND d.next_attempt_at <= now()
            AND (d.locked_until IS NULL OR d.locked_until <= now())
            AND d.endpoint_id NOT IN (SELECT endpoint_id FROM in_flight WHERE n >= $2)
+           AND e.seller_id NOT IN (SELECT seller_id FROM seller_in_flight WHERE n >= $4)
          ORDER BY d.next_attempt_at LIMIT $1 * 4
-       ), ranked AS (
-         SELECT r.id FROM (
-           SELECT due.id, due.endpoint_id, due.next_attempt_at,
-                  row_number() OVER (PARTITION BY due.endpoint_id ORDER BY due.next_attempt_at) AS place
+       ), within_endpoint AS (
+         SELECT r.id, r.seller_id, r.next_attempt_at FROM (
+           SELECT due.*, row_number() OVER (PARTITION BY due.endpoint_id ORDER BY due.next_attempt_at) AS place
            FROM due
          ) r LEFT JOIN in_flight f ON f.endpoint_id = r.endpoint_id
          WHERE r.place + coalesce(f.n, 0) <= $2
+       ), ranked AS (
+         SELECT r.id FROM (
+           SELECT w.*, row_number() OVER (PARTITION BY w.seller_id ORDER BY w.next_attempt_at) AS place
+           FROM within_endpoint w
+         ) r LEFT JOIN seller_in_flight s ON s.seller_id = r.seller_id
+         WHERE r.place + coalesce(s.n, 0) <= $4
          ORDER BY r.next_attempt_at LIMIT $1
        ), chosen AS (
          SELECT d.id FROM webhook_deliveries d
@@ -452,7 +467,7 @@ export class WebhooksRepository {
          ARRAY[e.secret] || ARRAY(SELECT r.secret FROM webhook_retired_secrets r
                                   WHERE r.endpoint_id = e.id AND r.expires_at > now() ORDER BY r.expires_at DESC) AS secrets,
          o.id AS event_id, o.type AS event_type, ${ISO('o.created_at')} AS event_created_at, o.data AS event_data`,
-      [limit, perEndpoint, leaseMs],
+      [limit, caps.perEndpoint, leaseMs, caps.perSeller],
     );
     return rows;
   }
