@@ -63,7 +63,7 @@ describe('webhook delivery across sellers', () => {
     expect(slow.received.length).toBe(3);
     // The worker's fourth request goes to the other seller, long before the slow ones time out (10 s).
     await sendTest(b.key, await endpoint(b.key, fast.url));
-    await fast.waitFor(1, () => true, 5_000);
+    await fast.waitFor(1, () => true, 8_000);
     expect(slow.received.length).toBe(3);
   });
 });
