@@ -197,7 +197,9 @@ export class WebhookWorker implements OnModuleInit, OnApplicationBootstrap, Befo
           perSeller: this.config.webhooksSellerConcurrency,
         });
         for (const delivery of claimed) this.start(delivery);
-        if (claimed.length === free) this.pumpAgain = true;
+        // Claimed some but fewer than it could: a seller or endpoint reached its cap in this claim
+        // and its other due deliveries may have hidden others' from it; the next claim skips them.
+        if (claimed.length > 0) this.pumpAgain = true;
         else idle = true;
       } while (this.pumpAgain && !this.stopped);
     } catch (error) {

@@ -529,12 +529,18 @@ export class WebhooksRepository {
     return rows.map((r) => ({ deliveryId: r.id, endpointId: r.endpoint_id, failingSince: r.failing_since }));
   }
 
-  /** When the next pending delivery falls due or a lease ends (the worker's alarm clock); null when none. */
+  /**
+   * When the next pending delivery falls due or a lease ends (the worker's alarm clock); null when
+   * none. Deliveries due already are left out: the claim that came before left them because their
+   * endpoint or seller is at its cap, and they wait for an attempt to end (its worker claims again
+   * then) or a lease to run out, not for a timer of 0 ms that would claim nothing again and again.
+   */
   async nextWakeUp(): Promise<Date | null> {
     const [row]: Array<{ at: Date | null }> = await this.dataSource.query(
       `SELECT least(
-         (SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending' AND locked_until IS NULL),
-         (SELECT min(locked_until) FROM webhook_deliveries WHERE locked_until IS NOT NULL)
+         (SELECT min(next_attempt_at) FROM webhook_deliveries
+           WHERE status = 'pending' AND (locked_until IS NULL OR locked_until <= now()) AND next_attempt_at > now()),
+         (SELECT min(locked_until) FROM webhook_deliveries WHERE locked_until > now())
        ) AS at`,
     );
     return row.at;
