@@ -86,7 +86,7 @@ export class WebhooksController {
   @ApiOperation({
     summary: "The seller's events, newest first (for backends that poll or catch up)",
     description:
-      "The API key's seller's events as they were recorded (`data` as the API showed the record then), ordered by `created_at` (then by the order they were written), newest first, oldest first with `ordering=created_at`; filters `type` and `created_after`. Kept 90 days. Safe to poll with `created_after` set to the last `created_at` seen (inclusive; skip ids already seen): an event is listed only once every database transaction that started before it has ended, so none can later appear with an earlier `created_at`.",
+      "The API key's seller's events as they were recorded (`data` as the API showed the record then), ordered by `created_at` (then by the order they were written), newest first, oldest first with `ordering=created_at`; filters `type` and `created_after`. Kept 90 days (a cursor whose event was purged answers 400 `invalid_cursor`). Safe to poll with `created_after` set to the last `created_at` seen (inclusive; skip ids already seen): an event is listed only once every database transaction that started before it has ended, so none can later appear with an earlier `created_at`.",
   })
   @ApiOkResponse({ type: PageOf(EventResponseDto) })
   @ApiErrorResponses(400)

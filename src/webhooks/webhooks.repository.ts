@@ -349,7 +349,15 @@ export class WebhooksRepository {
     sellerId: string,
     filters: { type?: string; createdAfter?: Date },
     page: PageRequest,
-  ): Promise<EventRow[]> {
+  ): Promise<EventRow[] | null> {
+    if (page.after !== null) {
+      // The cursor's event, among the seller's own; null when it is gone (purged after 90 days).
+      const found: unknown[] = await this.dataSource.query(sellerCursorRow('outbox_events', '$1', '$2'), [
+        page.after,
+        sellerId,
+      ]);
+      if (found.length === 0) return null;
+    }
     // A feed that backends poll: only events nothing earlier can still join (see visibilityHorizon),
     // in the order of their creation time, so that polling from the last created_at seen misses none.
     const params: unknown[] = [sellerId, await visibilityHorizon(this.dataSource)];

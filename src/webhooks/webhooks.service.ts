@@ -221,6 +221,12 @@ export class WebhooksService {
       { type: query.type, createdAfter: query.created_after ? instantOf(query.created_after) : undefined },
       page,
     );
+    if (!rows) {
+      throw new BadRequestError(
+        'invalid_cursor',
+        'The cursor names an event that is no longer kept (events are kept 90 days); list again with created_after.',
+      );
+    }
     return toPage(rows, page, (r) => r.seq, EventResponseDto.of);
   }
 

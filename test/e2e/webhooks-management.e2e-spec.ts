@@ -420,6 +420,15 @@ describe('webhook management', () => {
     const polled = await t.http.get(`${base}/events/?ordering=created_at&created_after=${last}`, as(ownKey));
     const seenIds = new Set(first.body.results.map((e: any) => e.id));
     expect(polled.body.results.filter((e: any) => !seenIds.has(e.id)).map((e: any) => e.data.n)).toEqual([3, 2, 0]);
+
+    // The cursor's event purged meanwhile (past its 90 days): a clear 400, not an empty last page.
+    await t.db.query('DELETE FROM outbox_events WHERE id = $1', [first.body.results[1].id]);
+    const gone = await t.http.get(
+      `${base}/events/?limit=2&ordering=created_at&cursor=${first.body.next_cursor}`,
+      as(ownKey),
+    );
+    expect(gone.status).toBe(400);
+    expect(gone.body.code).toBe('invalid_cursor');
   });
 
   it('refuses a field in the body of the routes that take none (test, rotate_secret, retry), and takes {}', async () => {
