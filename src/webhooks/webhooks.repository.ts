@@ -425,7 +425,8 @@ export class WebhooksRepository {
    * when the worker died). SKIP LOCKED lets several workers claim at once without taking the
    * same delivery. An endpoint gets at most `perEndpoint` requests in flight and a seller's
    * endpoints `perSeller` together, counted across workers: a slow endpoint, or a seller's
-   * many slow endpoints, cannot take every worker slot.
+   * many slow endpoints, cannot take every worker slot. (Counted as this statement sees them:
+   * workers claiming at the very same moment may each take up to a cap.)
    */
   async claimDue(
     limit: number,
