@@ -350,14 +350,6 @@ export class WebhooksRepository {
     filters: { type?: string; createdAfter?: Date },
     page: PageRequest,
   ): Promise<EventRow[] | null> {
-    if (page.after !== null) {
-      // The cursor's event, among the seller's own; null when it is gone (purged after 90 days).
-      const found: unknown[] = await this.dataSource.query(sellerCursorRow('outbox_events', '$1', '$2'), [
-        page.after,
-        sellerId,
-      ]);
-      if (found.length === 0) return null;
-    }
     // A feed that backends poll: only events nothing earlier can still join (see visibilityHorizon),
     // in the order of their creation time, so that polling from the last created_at seen misses none.
     const params: unknown[] = [sellerId, await visibilityHorizon(this.dataSource)];
@@ -371,11 +363,19 @@ export class WebhooksRepository {
       params,
     );
     if (condition) where.push(condition);
-    return this.dataSource.query(
+    const rows: EventRow[] = await this.dataSource.query(
       `SELECT e.id, e.seq, e.type, e.data, ${ISO('e.created_at')} AS created_at FROM outbox_events e
        WHERE ${where.join(' AND ')} ${orderAndLimit}`,
       params,
     );
+    if (rows.length > 0 || page.after === null) return rows;
+    // An empty page after a cursor: the end of the feed, or the cursor's event is gone (purged
+    // after 90 days, or another seller's), which the keyset cannot go on from: null then.
+    const cursor: unknown[] = await this.dataSource.query(sellerCursorRow('outbox_events', '$1', '$2'), [
+      page.after,
+      sellerId,
+    ]);
+    return cursor.length > 0 ? rows : null;
   }
 
   /** An event delivered only where the caller says (a `test` event): the fan-out leaves it alone. */

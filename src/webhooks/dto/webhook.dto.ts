@@ -15,8 +15,9 @@ import { IsOmittable } from '../../common/validation/optional.decorator';
 import { EVENT_TYPES } from '../outbox';
 import type { AttemptRow, DeliveryRow, EndpointRow, EventRow } from '../webhooks.repository';
 
-/** Longer than any event type: a value this long is refused without being echoed back. */
-const EVENT_TYPE_MAX_LENGTH = 100;
+/** Each item of a list of event types is at most this long (longer than any type): refused without being echoed back. */
+const EventTypeItems = () =>
+  MaxLength(100, { each: true, message: 'must list event types (see GET /integrations/webhooks/event_types/)' });
 
 const EVENTS_DESCRIPTION = `Event types to receive, or \`["*"]\` for all. Known types: ${EVENT_TYPES.join(', ')}.`;
 
@@ -41,10 +42,7 @@ export class CreateWebhookDto {
   @ArrayNotEmpty({ message: 'must list at least one event type (or "*")' })
   @ArrayMaxSize(EVENT_TYPES.length + 1)
   @IsString({ each: true })
-  @MaxLength(EVENT_TYPE_MAX_LENGTH, {
-    each: true,
-    message: 'must list event types (see GET /integrations/webhooks/event_types/)',
-  })
+  @EventTypeItems()
   events: string[];
 
   @ApiPropertyOptional({ default: '', maxLength: 1000 })
@@ -71,10 +69,7 @@ export class UpdateWebhookDto {
   @ArrayNotEmpty({ message: 'must list at least one event type (or "*")' })
   @ArrayMaxSize(EVENT_TYPES.length + 1)
   @IsString({ each: true })
-  @MaxLength(EVENT_TYPE_MAX_LENGTH, {
-    each: true,
-    message: 'must list event types (see GET /integrations/webhooks/event_types/)',
-  })
+  @EventTypeItems()
   events?: string[];
 
   @ApiPropertyOptional({ maxLength: 1000 })
@@ -105,10 +100,7 @@ export class ReplayWebhookDto {
   @ArrayNotEmpty({ message: 'must list at least one event type' })
   @ArrayMaxSize(EVENT_TYPES.length)
   @IsString({ each: true })
-  @MaxLength(EVENT_TYPE_MAX_LENGTH, {
-    each: true,
-    message: 'must list event types (see GET /integrations/webhooks/event_types/)',
-  })
+  @EventTypeItems()
   event_types?: string[];
 }
 
