@@ -42,7 +42,7 @@ export const EVENT_RETENTION_DAYS = 90;
  * Delivers webhooks, in every process that runs workers (the API with WORKERS_IN_API, and
  * `npm run worker`). Committed outbox events NOTIFY the workers, which fan them out into
  * deliveries (dispatcher) and claim due deliveries (FOR UPDATE SKIP LOCKED, with a lease) to
- * send them through one pool of sockets, at most WEBHOOKS_CONCURRENCY at a time per process
+ * send them through one pool of sockets, at most WEBHOOKS_CONCURRENCY at a time per process,
  * WEBHOOKS_ENDPOINT_CONCURRENCY per endpoint and WEBHOOKS_SELLER_CONCURRENCY per seller (so that
  * one seller's slow endpoints never take every request a worker has). Retries wake the worker at
  * their due time.
@@ -197,8 +197,10 @@ export class WebhookWorker implements OnModuleInit, OnApplicationBootstrap, Befo
           perSeller: this.config.webhooksSellerConcurrency,
         });
         for (const delivery of claimed) this.start(delivery);
-        // Claimed some but fewer than it could: a seller or endpoint reached its cap in this claim
-        // and its other due deliveries may have hidden others' from it; the next claim skips them.
+        // Claimed some: claim again while slots are free. A seller or endpoint that reached its cap
+        // in this claim may have filled the claim's window of due deliveries with ones it could
+        // not take, hiding other sellers' behind them; the next claim leaves it out. (At a quiet
+        // time this costs one claim that finds nothing.)
         if (claimed.length > 0) this.pumpAgain = true;
         else idle = true;
       } while (this.pumpAgain && !this.stopped);
