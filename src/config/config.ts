@@ -16,10 +16,12 @@ const positiveSeconds = z.coerce
   .min(60, { message: 'must be at least 60 seconds' })
   .max(31_536_000, { message: 'must be at most 31536000 seconds (a year)' });
 
-const secondsBetween = (min: number, max: number) => {
-  const message = `must be a whole number of seconds between ${min} and ${max}`;
-  return z.coerce.number({ message }).int({ message }).min(min, { message }).max(max, { message });
-};
+const wholeNumberBetween = (min: number, max: number, message: string) =>
+  z.coerce.number({ message }).int({ message }).min(min, { message }).max(max, { message });
+const integerBetween = (min: number, max: number) =>
+  wholeNumberBetween(min, max, `must be an integer between ${min} and ${max}`);
+const secondsBetween = (min: number, max: number) =>
+  wholeNumberBetween(min, max, `must be a whole number of seconds between ${min} and ${max}`);
 const urlWithProtocol = (protocols: string[]) =>
   z.string().refine(
     (v) => {
@@ -74,27 +76,12 @@ const envSchema = z
       .string()
       .refine((v) => isIP(v) !== 0 || HOST_NAME.test(v), { message: 'must be an IP address or a host name' })
       .default('0.0.0.0'),
-    PORT: z.coerce
-      .number({ message: 'must be an integer between 0 and 65535' })
-      .int({ message: 'must be an integer between 0 and 65535' })
-      .min(0, { message: 'must be an integer between 0 and 65535' })
-      .max(65535, { message: 'must be an integer between 0 and 65535' })
-      .default(3000),
+    PORT: integerBetween(0, 65535).default(3000),
     DATABASE_URL: urlWithProtocol(['postgres:', 'postgresql:']).optional(),
-    DATABASE_POOL_SIZE: z.coerce
-      .number({ message: 'must be an integer between 2 and 100' })
-      .int()
-      .min(2, { message: 'must be an integer between 2 and 100' })
-      .max(100, { message: 'must be an integer between 2 and 100' })
-      .default(10),
+    DATABASE_POOL_SIZE: integerBetween(2, 100).default(10),
     DATABASE_LISTEN_URL: urlWithProtocol(['postgres:', 'postgresql:']).optional(),
     DATABASE_PREPARED_STATEMENTS: booleanFlag.default(true),
-    CREDENTIAL_CACHE_SECONDS: z.coerce
-      .number({ message: 'must be an integer between 0 and 300' })
-      .int({ message: 'must be an integer between 0 and 300' })
-      .min(0, { message: 'must be an integer between 0 and 300' })
-      .max(300, { message: 'must be an integer between 0 and 300' })
-      .default(10),
+    CREDENTIAL_CACHE_SECONDS: integerBetween(0, 300).default(10),
     DATA_DIR: z.string().min(1).default('./.data'),
     JWT_SECRET: z.string().min(32, { message: 'must be at least 32 characters' }).optional(),
     ACCESS_TOKEN_TTL: positiveSeconds.default(86_400),
@@ -114,30 +101,10 @@ const envSchema = z
       .gt(0, { message: 'must be a number greater than 0 and at most 1' })
       .max(1, { message: 'must be a number greater than 0 and at most 1' })
       .default(1),
-    WEBHOOKS_TIMEOUT_SECONDS: z.coerce
-      .number({ message: 'must be a whole number of seconds between 1 and 60' })
-      .int({ message: 'must be a whole number of seconds between 1 and 60' })
-      .min(1, { message: 'must be a whole number of seconds between 1 and 60' })
-      .max(60, { message: 'must be a whole number of seconds between 1 and 60' })
-      .default(15),
-    WEBHOOKS_CONCURRENCY: z.coerce
-      .number({ message: 'must be an integer between 1 and 1000' })
-      .int({ message: 'must be an integer between 1 and 1000' })
-      .min(1, { message: 'must be an integer between 1 and 1000' })
-      .max(1000, { message: 'must be an integer between 1 and 1000' })
-      .default(64),
-    WEBHOOKS_ENDPOINT_CONCURRENCY: z.coerce
-      .number({ message: 'must be an integer between 1 and 100' })
-      .int({ message: 'must be an integer between 1 and 100' })
-      .min(1, { message: 'must be an integer between 1 and 100' })
-      .max(100, { message: 'must be an integer between 1 and 100' })
-      .default(8),
-    WEBHOOKS_SELLER_CONCURRENCY: z.coerce
-      .number({ message: 'must be an integer between 1 and 1000' })
-      .int({ message: 'must be an integer between 1 and 1000' })
-      .min(1, { message: 'must be an integer between 1 and 1000' })
-      .max(1000, { message: 'must be an integer between 1 and 1000' })
-      .default(16),
+    WEBHOOKS_TIMEOUT_SECONDS: secondsBetween(1, 60).default(15),
+    WEBHOOKS_CONCURRENCY: integerBetween(1, 1000).default(64),
+    WEBHOOKS_ENDPOINT_CONCURRENCY: integerBetween(1, 100).default(8),
+    WEBHOOKS_SELLER_CONCURRENCY: integerBetween(1, 1000).default(16),
     PAYMENTS_PROCESSOR: z.enum(['sandbox'], { message: 'must be "sandbox"' }).default('sandbox'),
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
