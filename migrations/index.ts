@@ -25,6 +25,7 @@ import { TransactionListByCreation1763803500000 } from './1763803500000-transact
 import { SplitParticipantsLowerCase1763803600000 } from './1763803600000-split-participants-lower-case';
 import { PostingsStampedWhenApplied1763803700000 } from './1763803700000-postings-stamped-when-applied';
 import { EventFeedByCreation1763803800000 } from './1763803800000-event-feed-by-creation';
+import { DropInsertionOrderIndexes1763803900000 } from './1763803900000-drop-insertion-order-indexes';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -55,4 +56,5 @@ export const migrations = [
   SplitParticipantsLowerCase1763803600000,
   PostingsStampedWhenApplied1763803700000,
   EventFeedByCreation1763803800000,
+  DropInsertionOrderIndexes1763803900000,
 ];
