@@ -4,10 +4,14 @@ import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { Cents } from '../common/money/money';
 import { applyKeysetAfterRow, PageRequest, sellerCursorRow } from '../common/pagination/pagination';
 import { deferStatement } from '../database/pipelined-client';
+import { rowGuard } from '../database/row-guard';
 import { RowMapper } from '../database/row-mapper';
 import type { EntryMode, PaymentType } from '../split/table';
 import { SplitRule } from './entities/split-rule.entity';
 import { Transaction, TransactionStatus } from './entities/transaction.entity';
+
+/** A transaction still waiting for its processor's answer (see rowGuard: found by its id only). */
+const STILL_UNANSWERED = rowGuard(`t.status = 'pending' AND t.processor_reference IS NULL`);
 
 export interface TransactionFilters {
   status?: TransactionStatus;
@@ -118,7 +122,7 @@ export class TransactionsRepository {
     const rows: Array<Record<string, unknown>> = await manager.query(
       `WITH t AS (
          UPDATE transactions t SET ${set.sql}
-          WHERE t.id = $1 AND t.status = 'pending' AND t.processor_reference IS NULL RETURNING t.*)
+          WHERE t.id = $1 AND ${STILL_UNANSWERED} RETURNING t.*)
        SELECT ${this.transactionRows.select('t')}, ${this.ruleRows.select('r', 'r__')}
          FROM t LEFT JOIN transaction_split_rules r ON r.transaction_id = t.id AND r.deleted_at IS NULL
         ORDER BY r.seq`,

@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { centsFromDb, Cents } from '../common/money/money';
 import { keysetSql, PageRequest } from '../common/pagination/pagination';
 import { commitWithStatement } from '../database/pipelined-client';
+import { rowGuard } from '../database/row-guard';
 import { HttpMetrics } from '../metrics/http-metrics';
 import type { EventType } from '../webhooks/outbox';
 import { markOutboxWritten } from '../webhooks/outbox-signal';
@@ -150,7 +151,7 @@ export class LedgerRepository {
 
   async findVirtualAccount(sellerId: string, id: string): Promise<VirtualAccountRow | null> {
     const rows: AccountDbRow[] = await this.dataSource.query(
-      `SELECT * FROM ledger_accounts WHERE kind = 'virtual' AND seller_id = $1 AND id = $2`,
+      `SELECT * FROM ledger_accounts WHERE id = $2 AND ${rowGuard(`kind = 'virtual' AND seller_id = $1`)}`,
       [sellerId, id],
     );
     return rows[0] ? toAccount(rows[0]) : null;
