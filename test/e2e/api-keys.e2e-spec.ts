@@ -58,6 +58,38 @@ describe('seller API keys', () => {
     expect(jwt.status).toBe(200);
   });
 
+  it("reads the key from the Authorization header only: an access_token field of the query or body is the request's own", async () => {
+    const { key } = (await t.http.post(base(), { label: 'header', description: '' }, { token: superuser.access })).body;
+    const inQuery = await t.http.get(`/unified/accounts/sellers/${seller}/transactions/?access_token=x`, {
+      token: key,
+    });
+    expect({ status: inQuery.status, errors: inQuery.body.errors }).toEqual({
+      status: 400,
+      errors: { access_token: ['should not exist'] },
+    });
+    const endpoint = await t.http.post(
+      '/integrations/webhooks',
+      { url: 'https://example.com/hooks', events: ['*'] },
+      { token: key },
+    );
+    expect(endpoint.status).toBe(201);
+    const inBody = await t.http.patch(
+      `/integrations/webhooks/${endpoint.body.id}`,
+      { access_token: 'x' },
+      { token: key },
+    );
+    expect({ status: inBody.status, errors: inBody.body.errors }).toEqual({
+      status: 400,
+      errors: { access_token: ['should not exist'] },
+    });
+    // The key alone, in the query, still authenticates nothing.
+    const onlyInQuery = await t.http.get(`/unified/accounts/sellers/${seller}/transactions/?access_token=${key}`);
+    expect({ status: onlyInQuery.status, code: onlyInQuery.body.code }).toEqual({
+      status: 401,
+      code: 'not_authenticated',
+    });
+  });
+
   it('never replays the secret: a repeated creation answers 409 idempotency_secret_not_replayable with the id', async () => {
     const headers = { 'idempotency-key': 'create-key-once' };
     const body = { label: 'POS', description: '' };

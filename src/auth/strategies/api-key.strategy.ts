@@ -1,15 +1,29 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import { Strategy } from 'passport-http-bearer';
+import { Strategy, type VerifyFunction } from 'passport-http-bearer';
 import { ApiKeysService, hashApiKey } from '../../api-keys/api-keys.service';
 import { UnauthorizedError } from '../../common/errors/api-error';
 import { CredentialCache } from '../credential-cache';
 import type { ApiKeyPrincipal } from '../principal';
 import { API_KEY_SHAPE } from '../token-shape';
 
+/**
+ * passport-http-bearer's strategy reading the Authorization header only. Left to itself it also
+ * takes a token from an `access_token` field of the body or the query, and refuses a request
+ * that carries one there besides the header: a client's own field of that name would turn its
+ * valid key into a 401.
+ */
+type BearerRequest = Parameters<Strategy<VerifyFunction>['authenticate']>[0];
+
+class HeaderBearerStrategy extends Strategy<VerifyFunction> {
+  override authenticate(request: BearerRequest, options?: object): void {
+    super.authenticate({ headers: request.headers } as BearerRequest, options);
+  }
+}
+
 /** A seller API key: a known, undeleted, active key acts as its seller. Other shapes are not API keys. */
 @Injectable()
-export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
+export class ApiKeyStrategy extends PassportStrategy(HeaderBearerStrategy, 'api-key') {
   constructor(
     private readonly keys: ApiKeysService,
     private readonly cache: CredentialCache,
