@@ -21,9 +21,10 @@ export interface AccessRule {
   /**
    * Bearer tokens of this shape are neither sessions nor keys: the guard lets them through
    * unauthenticated (no `request.user`) and the handler verifies them itself (a subscriber's
-   * manage token). Other tokens follow the rule as usual.
+   * manage token). Other tokens follow the rule as usual. `scheme`: the OpenAPI security scheme
+   * that documents them.
    */
-  handlerVerifiedToken?: RegExp;
+  handlerVerifiedToken?: { shape: RegExp; scheme: string };
 }
 
 /**
@@ -48,7 +49,9 @@ export function Authenticated(rule: Omit<AccessRule, 'public'> = {}): MethodDeco
     credentials === 'jwt' ? [JWT_SCHEME] : credentials === 'api_key' ? [API_KEY_SCHEME] : [JWT_SCHEME, API_KEY_SCHEME];
   return applyDecorators(
     SetMetadata(ACCESS_RULE, { ...rule, credentials }),
-    ...schemes.map((scheme) => ApiSecurity(scheme)),
+    ...[...schemes, ...(rule.handlerVerifiedToken ? [rule.handlerVerifiedToken.scheme] : [])].map((scheme) =>
+      ApiSecurity(scheme),
+    ),
     ApiExtension(ACCESS_EXTENSION, {
       credentials,
       permission: rule.permission,

@@ -6,6 +6,7 @@ import { ErrorBodyDto } from './error-body.dto';
 export { ACCESS_EXTENSION, PUBLIC_EXTENSION } from './document-rules';
 export const JWT_SCHEME = 'jwt';
 export const API_KEY_SCHEME = 'api_key';
+export const MANAGE_TOKEN_SCHEME = 'manage_token';
 
 /** The OpenAPI document, generated from the controllers' decorators. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -26,6 +27,16 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addBearerAuth(
       { type: 'http', scheme: 'bearer', bearerFormat: 'UUID', description: 'Seller API key (UUID4 secret).' },
       API_KEY_SCHEME,
+    )
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'smt_ followed by 43 URL-safe characters',
+        description:
+          "A subscriber's manage token, from POST /subscriptions/plan/{plan_id}/subscribe/ (and the welcome e-mail).",
+      },
+      MANAGE_TOKEN_SCHEME,
     )
     .build();
   const document = SwaggerModule.createDocument(app, config, {

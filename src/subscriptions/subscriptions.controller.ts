@@ -16,6 +16,7 @@ import { PageOf, toPageRequest } from '../common/pagination/pagination';
 import { RateLimit } from '../common/rate-limit/rate-limit';
 import { UuidParam } from '../common/validation/uuid-param';
 import { ApiErrorResponses } from '../openapi/api-error-responses.decorator';
+import { MANAGE_TOKEN_SCHEME } from '../openapi/openapi';
 import {
   CreateSubscriptionPlanDto,
   PlanListQueryDto,
@@ -181,7 +182,7 @@ export class SubscribersController {
 
   @Post(':subscriber_id/cancel')
   @HttpCode(200)
-  @Authenticated({ handlerVerifiedToken: MANAGE_TOKEN_SHAPE })
+  @Authenticated({ handlerVerifiedToken: { shape: MANAGE_TOKEN_SHAPE, scheme: MANAGE_TOKEN_SCHEME } })
   @RateLimit('public_checkout')
   @ApiOperation({
     summary: 'Cancel a subscription: by the seller (user token), or by the subscriber (manage token)',

@@ -243,7 +243,7 @@ describe('HTTP contract', () => {
       const doc = await t.http.get('/docs/openapi.json');
       expect(doc.status).toBe(200);
       expect(doc.body.openapi).toMatch(/^3\./);
-      expect(Object.keys(doc.body.components.securitySchemes).sort()).toEqual(['api_key', 'jwt']);
+      expect(Object.keys(doc.body.components.securitySchemes).sort()).toEqual(['api_key', 'jwt', 'manage_token']);
       const ui = await t.http.get('/docs');
       expect(ui.status).toBe(200);
       expect(ui.text).toContain('swagger');
