@@ -53,6 +53,27 @@ describe('bad input', () => {
     });
   });
 
+  describe('an object of very many fields', () => {
+    it('refuses it with 400 and its path on public and authenticated routes, answering with one message', async () => {
+      const fields = Object.fromEntries(Array.from({ length: 90_000 }, (_, i) => [`k${i}`, 1]));
+      const register = await t.http.post('/user/register/', {
+        email: 'wide@x.example',
+        password: 'password123',
+        ...fields,
+      });
+      expect(register.status).toBe(400);
+      expect(register.body.errors).toEqual({ body: ['has 90002 fields; at most 1000 are taken'] });
+      const seller = await t.http.post(
+        '/sellers/',
+        { name: 'Wide', document: '11144477735', email: 'w@x.example', split_participants: fields },
+        { token: superuser.access },
+      );
+      expect(seller.status).toBe(400);
+      expect(seller.body.errors).toEqual({ split_participants: ['has 90000 fields; at most 1000 are taken'] });
+      expect((await t.http.get('/user/me', { token: superuser.access })).status).toBe(200);
+    });
+  });
+
   describe('ill-formed UTF-16 (lone surrogates)', () => {
     const lone = '\ud800@x.co';
 

@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
 import { ApiError, MethodNotAllowedError, NotFoundError, ValidationError } from '../errors/api-error';
 import { toErrorResponse } from '../errors/error-response';
-import { refuseInheritedNames } from '../validation/validation.pipe';
+import { refuseUnsafeFields } from '../validation/validation.pipe';
 import type { HttpMetrics } from '../../metrics/http-metrics';
 import { requestLogFieldsOf, runInRequestContext } from '../context/request-context';
 import type { RequestDrain } from './drain';
@@ -272,7 +272,7 @@ function forbiddenKeys(text: string): ValidationError | null {
     return null;
   }
   try {
-    refuseInheritedNames(parsed);
+    refuseUnsafeFields(parsed);
   } catch (error) {
     if (error instanceof ValidationError) return error;
     throw error;

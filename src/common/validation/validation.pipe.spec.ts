@@ -15,7 +15,7 @@ import {
 import { ValidationError } from '../errors/api-error';
 import { NestedObject } from './nested.decorator';
 import { OptionalBody } from './optional.decorator';
-import { assertValid, createValidationPipe } from './validation.pipe';
+import { assertValid, createValidationPipe, MAX_FIELDS } from './validation.pipe';
 
 class Seat {
   @IsString()
@@ -161,6 +161,35 @@ describe('validation: fields named like inherited members are refused, at any de
     expect(booking).toBeInstanceOf(Booking);
     expect(booking.names).toEqual({ ana: 'a' });
     await expect(body('{"seats": [], "other": 1}')).rejects.toMatchObject({ errors: { other: ['should not exist'] } });
+  });
+});
+
+describe('validation: an object of more than MAX_FIELDS fields is refused before it is transformed', () => {
+  const pipe = createValidationPipe();
+  const body = (value: object) => pipe.transform(value, { type: 'body', metatype: Booking });
+  const wide = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, i]));
+
+  it('refuses the body, a nested map and an object in an array, each with its path, and nothing else', async () => {
+    await expect(body({ seats: [], ...wide(MAX_FIELDS) })).rejects.toMatchObject({
+      errors: { body: [`has ${MAX_FIELDS + 1} fields; at most ${MAX_FIELDS} are taken`] },
+    });
+    await expect(body({ seats: [], names: wide(MAX_FIELDS + 5) })).rejects.toMatchObject({
+      errors: { names: [`has ${MAX_FIELDS + 5} fields; at most ${MAX_FIELDS} are taken`] },
+    });
+    await expect(body({ seats: [{ row: 'A', number: 1, ...wide(MAX_FIELDS) }] })).rejects.toMatchObject({
+      errors: { 'seats.0': [`has ${MAX_FIELDS + 2} fields; at most ${MAX_FIELDS} are taken`] },
+    });
+    await expect(assertValid(Seat, { row: 'A', number: 1, ...wide(MAX_FIELDS) } as Seat)).rejects.toMatchObject({
+      errors: { body: [`has ${MAX_FIELDS + 2} fields; at most ${MAX_FIELDS} are taken`] },
+    });
+  });
+
+  it('takes a map of exactly MAX_FIELDS fields, and an array longer than that', async () => {
+    const booking = (await body({ seats: [], names: wide(MAX_FIELDS) })) as Booking;
+    expect(Object.keys(booking.names!)).toHaveLength(MAX_FIELDS);
+    await expect(
+      body({ seats: Array.from({ length: MAX_FIELDS + 1 }, () => ({ row: 'A', number: 1 })) }),
+    ).resolves.toBeInstanceOf(Booking);
   });
 });
 
