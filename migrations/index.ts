@@ -26,6 +26,7 @@ import { SplitParticipantsLowerCase1763803600000 } from './1763803600000-split-p
 import { PostingsStampedWhenApplied1763803700000 } from './1763803700000-postings-stamped-when-applied';
 import { EventFeedByCreation1763803800000 } from './1763803800000-event-feed-by-creation';
 import { DropInsertionOrderIndexes1763803900000 } from './1763803900000-drop-insertion-order-indexes';
+import { ReplayedBodiesAsSent1763804000000 } from './1763804000000-replayed-bodies-as-sent';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -57,4 +58,5 @@ export const migrations = [
   PostingsStampedWhenApplied1763803700000,
   EventFeedByCreation1763803800000,
   DropInsertionOrderIndexes1763803900000,
+  ReplayedBodiesAsSent1763804000000,
 ];

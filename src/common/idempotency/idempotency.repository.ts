@@ -93,7 +93,7 @@ export class IdempotencyRepository {
   ): Promise<boolean> {
     // An UPDATE answers [rows, affected count] through TypeORM's PostgreSQL driver.
     const [, affected]: [unknown[], number] = await (manager ?? this.dataSource).query(
-      `UPDATE idempotency_keys SET status = 'completed', response_status = $4, response_body = $5::jsonb,
+      `UPDATE idempotency_keys SET status = 'completed', response_status = $4, response_body = $5::json,
          seller_checks = $6::jsonb
        WHERE owner = $1 AND key = $2 AND claim = $3 AND status = 'in_progress'`,
       [
