@@ -137,12 +137,18 @@ describe('seller API keys', () => {
     const nullDescription = await t.http.post(base(), { label: 'x', description: null }, { token: superuser.access });
     expect(nullDescription.status).toBe(400);
     expect(nullDescription.body.errors.description).toBeDefined();
-    for (const label of ['', '   ', '\t\n']) {
+    const blankMessage = 'should not be empty or blank';
+    const controlMessage = 'must be one line of text, without control characters';
+    for (const [label, messages] of [
+      ['', [blankMessage]],
+      ['   ', [blankMessage]],
+      ['\t\n', [controlMessage, blankMessage]],
+    ] as const) {
       const blank = await t.http.post(base(), { label, description: '' }, { token: superuser.access });
       expect({ label, status: blank.status, errors: blank.body.errors }).toEqual({
         label,
         status: 400,
-        errors: { label: ['should not be empty or blank'] },
+        errors: { label: messages },
       });
     }
     const empty = await t.http.post(base(), { label: 'x', description: '' }, { token: superuser.access });

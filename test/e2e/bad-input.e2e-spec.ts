@@ -74,6 +74,44 @@ describe('bad input', () => {
     });
   });
 
+  describe('names with control characters or direction overrides', () => {
+    it.each([
+      ['an escape sequence and a bell', 'Eve\u001b[2J\u0007'],
+      ['a line break', 'Eve\nBcc: x'],
+      ['a right-to-left override', 'Eve\u202egpj.exe'],
+    ])('refuses %s in every one-line name, with its path, writing nothing', async (_what, name) => {
+      const message = 'must be one line of text, without control characters';
+      const seller = await payingSeller(t, superuser);
+      const sellers = Number((await t.db.query('SELECT count(*) FROM sellers')).rows[0].count);
+      const cases: Array<[string, object, string]> = [
+        ['/user/register/', { email: 'eve@x.example', password: 'password123', name }, 'name'],
+        ['/sellers/', { name, document: '11144477735', email: 'eve@x.example' }, 'name'],
+        [`/sellers/${seller.sellerId}/subaccounts/`, { name }, 'name'],
+        [`/integrations/apikeys/${seller.sellerId}/apikeys/`, { label: name, description: '' }, 'label'],
+        [
+          `/unified/accounts/sellers/${seller.sellerId}/transactions/`,
+          { amount: '10.00', payment_type: 'credit', card: { ...CARDS.visa, holder_name: name } },
+          'card.holder_name',
+        ],
+        [
+          `/unified/accounts/sellers/${seller.sellerId}/transactions/`,
+          { amount: '10.00', payment_type: 'pix', customer: { name, email: 'eve@x.example' } },
+          'customer.name',
+        ],
+      ];
+      for (const [path, body, field] of cases) {
+        const res = await t.http.post(path, body, { token: path.startsWith('/user/') ? undefined : superuser.access });
+        expect({ path, status: res.status, errors: res.body.errors }).toEqual({
+          path,
+          status: 400,
+          errors: { [field]: [message] },
+        });
+      }
+      expect(Number((await t.db.query('SELECT count(*) FROM sellers')).rows[0].count)).toBe(sellers);
+      expect((await t.db.query('SELECT 1 FROM users WHERE email = $1', ['eve@x.example'])).rowCount).toBe(0);
+    });
+  });
+
   describe('ill-formed UTF-16 (lone surrogates)', () => {
     const lone = '\ud800@x.co';
 

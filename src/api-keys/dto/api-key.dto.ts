@@ -3,12 +3,14 @@ import { IsBoolean, IsDefined, IsString, MaxLength } from 'class-validator';
 import { IsOmittable } from '../../common/validation/optional.decorator';
 import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 import type { ApiKey } from '../entities/api-key.entity';
+import { IsOneLine } from '../../common/validation/one-line.decorator';
 
 export class CreateApiKeyDto {
   @ApiProperty({ example: 'ERP integration', description: 'Required, non-empty.' })
   @IsString()
   @IsNotBlank()
   @MaxLength(100)
+  @IsOneLine()
   label: string;
 
   @ApiProperty({
@@ -32,6 +34,7 @@ export class UpdateApiKeyDto {
   @IsString()
   @IsNotBlank()
   @MaxLength(100)
+  @IsOneLine()
   label?: string;
 
   @ApiPropertyOptional({ description: 'null is rejected; "" is allowed.' })

@@ -5,6 +5,7 @@ import { PERMISSIONS, Permission } from '../permissions';
 import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 import { flatten } from '../../common/validation/validation.pipe';
 import { EmailField } from '../../common/validation/email.decorator';
+import { IsOneLine } from '../../common/validation/one-line.decorator';
 
 export class RegisterDto {
   @ApiProperty({ example: 'ana@loja.example' })
@@ -21,6 +22,7 @@ export class RegisterDto {
   @IsString()
   @IsNotBlank()
   @MaxLength(200)
+  @IsOneLine()
   name: string;
 }
 

@@ -20,6 +20,7 @@ import { BoletoViewDto, CardDto, PixViewDto } from '../../transactions/dto/trans
 import { ORDER_STATUSES, OrderStatus } from '../order-state';
 import { InstallmentsUpTo12Field } from './ticketed-event.dto';
 import { EmailField } from '../../common/validation/email.decorator';
+import { IsOneLine } from '../../common/validation/one-line.decorator';
 
 export const MAX_CHECKOUT_ITEMS = 20;
 const quantityMessage = 'must be an integer of at least 1';
@@ -29,6 +30,7 @@ export class BuyerDto {
   @IsString()
   @IsNotBlank()
   @MaxLength(200)
+  @IsOneLine()
   name: string;
 
   @ApiProperty({ example: 'ana@example.com', description: 'The tickets are e-mailed here.' })

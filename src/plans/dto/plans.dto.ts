@@ -9,6 +9,7 @@ import type { EntryMode, PaymentType } from '../../split/table';
 import { formatFeeTable } from '../../split/fee-table';
 import type { RatePlan } from '../entities/rate-plan.entity';
 import type { SplitPlan } from '../entities/split-plan.entity';
+import { IsOneLine } from '../../common/validation/one-line.decorator';
 
 const MAX_DOCUMENT_LENGTH = 256 * 1024;
 
@@ -70,6 +71,7 @@ export class CreateSplitPlanDto {
   @IsString()
   @IsNotBlank()
   @MaxLength(200)
+  @IsOneLine()
   name: string;
 
   @ApiProperty({

@@ -7,12 +7,14 @@ import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 const MAX_PARTICIPANTS = 50;
 import type { Seller } from '../entities/seller.entity';
 import { EmailField } from '../../common/validation/email.decorator';
+import { IsOneLine } from '../../common/validation/one-line.decorator';
 
 export class CreateSellerDto {
   @ApiProperty({ example: 'Loja Exemplo Ltda' })
   @IsString()
   @IsNotBlank()
   @MaxLength(200)
+  @IsOneLine()
   name: string;
 
   @ApiProperty({
@@ -34,6 +36,7 @@ export class UpdateSellerDto {
   @IsString()
   @IsNotBlank()
   @MaxLength(200)
+  @IsOneLine()
   name?: string;
 
   @ApiPropertyOptional()

@@ -2,12 +2,14 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
 import type { Subaccount } from '../entities/subaccount.entity';
 import { IsNotBlank } from '../../common/validation/not-blank.decorator';
+import { IsOneLine } from '../../common/validation/one-line.decorator';
 
 export class CreateSubaccountDto {
   @ApiProperty({ example: 'Filial Centro' })
   @IsString()
   @IsNotBlank()
   @MaxLength(200)
+  @IsOneLine()
   name: string;
 }
 

@@ -16,6 +16,7 @@ import type {
 } from '../entities/subscription.types';
 import { PublicPlanResponseDto, SUBSCRIPTION_PAYMENT_TYPES } from './subscription-plan.dto';
 import { EmailField } from '../../common/validation/email.decorator';
+import { IsOneLine } from '../../common/validation/one-line.decorator';
 
 export const SUBSCRIPTION_STATUSES: SubscriptionStatus[] = ['trialing', 'active', 'incomplete', 'past_due', 'canceled'];
 
@@ -24,6 +25,7 @@ export class SubscriberDto {
   @IsString()
   @IsNotBlank()
   @MaxLength(200)
+  @IsOneLine()
   name: string;
 
   @ApiProperty({ example: 'ana@example.com' })

@@ -33,6 +33,7 @@ import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 import type { SplitRule } from '../entities/split-rule.entity';
 import type { Transaction, TransactionStatus } from '../entities/transaction.entity';
 import { EmailField } from '../../common/validation/email.decorator';
+import { IsOneLine } from '../../common/validation/one-line.decorator';
 
 export const TRANSACTION_STATUSES: TransactionStatus[] = ['pending', 'approved', 'declined', 'voided'];
 /** What made a charge: the API, a checkout, a subscription, or `seed:demo`. */
@@ -54,6 +55,7 @@ export class CardDto {
   @IsString()
   @IsNotBlank()
   @MaxLength(100)
+  @IsOneLine()
   holder_name: string;
 
   @ApiProperty({ example: 12, minimum: 1, maximum: 12 })
@@ -87,6 +89,7 @@ export class CustomerDto {
   @IsString()
   @IsNotBlank()
   @MaxLength(200)
+  @IsOneLine()
   name?: string;
 
   @ApiPropertyOptional({ example: 'ana@example.com' })

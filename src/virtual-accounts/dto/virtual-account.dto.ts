@@ -20,6 +20,7 @@ import { NestedObject } from '../../common/validation/nested.decorator';
 import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 import type { DepositRow, DepositStatus } from '../deposits.repository';
 import type { PostingRow, PostingStatus, VirtualAccountRow } from '../ledger.repository';
+import { IsOneLine } from '../../common/validation/one-line.decorator';
 
 export const POSTING_TYPES = ['deposit', 'payment', 'transfer_out', 'transfer_in', 'reversal'] as const;
 export type PostingType = (typeof POSTING_TYPES)[number];
@@ -84,6 +85,7 @@ export class PayeeDto {
   @IsString()
   @IsNotBlank()
   @MaxLength(200)
+  @IsOneLine()
   name: string;
 
   @ApiPropertyOptional({ example: '11222333000181', description: 'CPF or CNPJ.' })
