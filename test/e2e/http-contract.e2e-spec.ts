@@ -86,6 +86,20 @@ describe('HTTP contract', () => {
       expect(res.status).toBe(405);
     });
 
+    it('answers 405 for another method of a path whatever the length of its parameters; 414 for its own', async () => {
+      for (const id of ['a'.repeat(100), 'a'.repeat(101), 'a'.repeat(5000)]) {
+        const path = `/uniconta/seller/abc/virtualaccounts/${id}/`;
+        const deleted = await t.http.request('DELETE', path);
+        expect({ length: id.length, status: deleted.status, allow: deleted.headers.get('allow') }).toEqual({
+          length: id.length,
+          status: 405,
+          allow: expect.stringContaining('GET'),
+        });
+      }
+      const read = await t.http.get(`/uniconta/seller/abc/virtualaccounts/${'a'.repeat(101)}/`);
+      expect({ status: read.status, code: read.body.code }).toEqual({ status: 414, code: 'uri_too_long' });
+    });
+
     it('serves paths with and without the trailing slash', async () => {
       expect((await t.http.get('/health/live')).status).toBe(200);
       expect((await t.http.get('/health/live/')).status).toBe(200);
