@@ -719,11 +719,13 @@ export class TransactionsService implements OnModuleInit {
   async removeSplitRule(sellerId: string, id: string, ruleId: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       const tx = await this.lockOrFail(manager, sellerId, id);
+      // The rule first: an unknown one is 404 whatever the transaction's state. A known one of a
+      // voided or declined transaction stays: the refusal rolls its removal back.
+      const removed = await this.transactions.removeRule(manager, id, ruleId);
+      if (!removed) throw new NotFoundError('Split rule not found.', 'split_rule_not_found');
       if (tx.status === 'voided' || tx.status === 'declined') {
         throw new ConflictError('invalid_state', `The split rules of a ${tx.status} transaction stay as history.`);
       }
-      const removed = await this.transactions.removeRule(manager, id, ruleId);
-      if (!removed) throw new NotFoundError('Split rule not found.', 'split_rule_not_found');
       await recordEvent(manager, 'transaction.split_rule.deleted', sellerId, { transaction: id, split_rule: ruleId });
       // What was removed, as its creation recorded it: the audit alone tells what the rule was.
       const view = SplitRuleResponseDto.of(removed);

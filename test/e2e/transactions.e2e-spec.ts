@@ -653,7 +653,7 @@ describe('unified transactions', () => {
       );
     });
 
-    it('refuses a percentage that comes to less than a cent, and keeps rules of a voided transaction as history', async () => {
+    it('refuses a percentage that comes to less than a cent, and keeps rules of a voided transaction as history (an unknown one is 404)', async () => {
       const created = (await post({ amount: '1.00', payment_type: 'credit', card: CARDS.visa })).body;
       const tiny = await t.http.post(
         `${base()}/${created.id}/split`,
@@ -674,6 +674,14 @@ describe('unified transactions', () => {
       expect((await t.http.get(`${base()}/${created.id}`, { token: superuser.access })).body.split_rules).toHaveLength(
         1,
       );
+      // A rule it never had is unknown, whatever its state.
+      const unknown = await t.http.delete(`${base()}/${created.id}/split/00000000-0000-4000-8000-000000000000`, {
+        token: superuser.access,
+      });
+      expect({ status: unknown.status, code: unknown.body.code }).toEqual({
+        status: 404,
+        code: 'split_rule_not_found',
+      });
     });
 
     it('refuses rules on voided and declined transactions', async () => {
