@@ -59,6 +59,20 @@ describe('table layout', () => {
     expect([...table.get('credit1')!.keys()]).toEqual([long]);
   });
 
+  it('refuses brands with control characters or named like a member every object has', () => {
+    const document = JSON.parse(
+      '{"credit1": {"Vi\\u0007sa": 1, "\\u202eElo": 2, "__proto__": 3, "constructor": 4, "Elo": 5}}',
+    );
+    const { table, errors } = read(document);
+    expect(errors).toEqual({
+      't.credit1.Vi\u0007sa': ['brand must not contain control characters or invalid Unicode'],
+      't.credit1.\u202eElo': ['brand must not contain control characters or invalid Unicode'],
+      't.credit1.__proto__': ['brand must not be a name every object has (such as __proto__)'],
+      't.credit1.constructor': ['brand must not be a name every object has (such as __proto__)'],
+    });
+    expect([...table.get('credit1')!.keys()]).toEqual(['Elo']);
+  });
+
   it('leaves refused cells out of the table', () => {
     const { table, errors } = read({ credit1: { Visa: 'x', Elo: 2 } });
     expect(errors).toEqual({ 't.credit1.Visa': ['not a number'] });

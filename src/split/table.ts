@@ -1,4 +1,6 @@
 import type { FieldErrors } from '../common/errors/api-error';
+import { INHERITED_NAMES } from '../common/validation/inherited-names';
+import { UNPRINTABLE } from '../common/validation/one-line.decorator';
 
 /**
  * The table layout shared by split tables (split_details, split_details_online) and rate-plan
@@ -45,6 +47,15 @@ export function readTable<C>(document: unknown, path: string, readCell: CellRead
       const brandPath = `${keyPath}.${brand}`;
       if (brand.trim() === '' || brand.length > MAX_BRAND_LENGTH) {
         addError(errors, brandPath, `brand must be 1 to ${MAX_BRAND_LENGTH} characters`);
+        continue;
+      }
+      if (UNPRINTABLE.test(brand)) {
+        addError(errors, brandPath, 'brand must not contain control characters or invalid Unicode');
+        continue;
+      }
+      if (INHERITED_NAMES.has(brand)) {
+        // No card brand is named so; split labels and participants refuse such names too.
+        addError(errors, brandPath, 'brand must not be a name every object has (such as __proto__)');
         continue;
       }
       const read = readCell(cell, brandPath, errors);
