@@ -133,6 +133,17 @@ describe('password recovery', () => {
     expect((await confirm(email, '123456', 'a brand new password', headers)).status).toBe(429);
     expect((await confirm(email, '123456', 'a brand new password')).status).toBe(400);
   });
+
+  it('answers a request without an e-mail 400 every time: it has no e-mail to be counted under', async () => {
+    for (const body of [{ email: null }, { email: 5 }, { email: '  ' }, {}, { email: null }, { email: 5 }, {}]) {
+      const res = await t.http.post('/user/passwordrecovery', body, { headers: from() });
+      expect({ body, status: res.status, code: res.body.code }).toEqual({
+        body,
+        status: 400,
+        code: 'validation_failed',
+      });
+    }
+  });
 });
 
 describe('password recovery without SMTP_URL', () => {

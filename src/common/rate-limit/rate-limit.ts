@@ -5,15 +5,16 @@ import { ApiError } from '../errors/api-error';
 import { ApiErrorResponses } from '../../openapi/api-error-responses.decorator';
 
 /**
- * The rate limits of API.md sections 2 and 10, each keyed by what it protects. `anonymousOnly`:
- * the limit of the public routes, not counted for a seller's own credential (a JWT or an API key)
- * on a route both may call (a subscription's cancel).
+ * The rate limits of API.md sections 2 and 10, each keyed by what it protects (`by`; null: the
+ * request has nothing to key it by, and validation refuses it: it is not counted, and answered
+ * 400, not 429). `anonymousOnly`: the limit of the public routes, not counted for a seller's own
+ * credential (a JWT or an API key) on a route both may call (a subscription's cancel).
  */
 const LIMITS: Record<
   'login' | 'password_recovery' | 'password_recovery_confirm' | 'public_checkout',
-  { limit: number; ttl: number; by: (r: FastifyRequest) => string; anonymousOnly?: boolean }
+  { limit: number; ttl: number; by: (r: FastifyRequest) => string | null; anonymousOnly?: boolean }
 > = {
-  login: { limit: 10, ttl: 60_000, by: (r) => `${r.ip}|${emailOf(r)}` },
+  login: { limit: 10, ttl: 60_000, by: (r) => `${r.ip}|${emailOf(r) ?? ''}` },
   password_recovery: { limit: 5, ttl: 3_600_000, by: (r) => emailOf(r) },
   password_recovery_confirm: { limit: 10, ttl: 60_000, by: (r) => r.ip },
   public_checkout: { limit: 30, ttl: 60_000, by: (r) => r.ip, anonymousOnly: true },
@@ -38,10 +39,11 @@ export function rateLimitThrottlers(): ThrottlerOptions[] {
     setHeaders: false,
     skipIf: (context: ExecutionContext) =>
       Reflect.getMetadata(RATE_LIMIT, context.getHandler()) !== name ||
+      LIMITS[name].by(context.switchToHttp().getRequest<FastifyRequest>()) === null ||
       // Route guards run after the global AccessGuard: `user` is the authenticated principal.
       (LIMITS[name].anonymousOnly === true &&
         context.switchToHttp().getRequest<{ user?: unknown }>().user !== undefined),
-    getTracker: (req: Record<string, unknown>) => LIMITS[name].by(req as unknown as FastifyRequest),
+    getTracker: (req: Record<string, unknown>) => LIMITS[name].by(req as unknown as FastifyRequest)!,
   }));
 }
 
@@ -58,7 +60,9 @@ export class RateLimitGuard extends ThrottlerGuard {
   }
 }
 
-function emailOf(request: FastifyRequest): string {
+/** The e-mail of the body, as accounts are keyed; null when there is none to key by. */
+function emailOf(request: FastifyRequest): string | null {
   const email = (request.body as { email?: unknown } | undefined)?.email;
-  return typeof email === 'string' ? email.trim().toLowerCase() : '';
+  const key = typeof email === 'string' ? email.trim().toLowerCase() : '';
+  return key === '' ? null : key;
 }
