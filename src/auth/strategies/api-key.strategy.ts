@@ -7,14 +7,14 @@ import { CredentialCache } from '../credential-cache';
 import type { ApiKeyPrincipal } from '../principal';
 import { API_KEY_SHAPE } from '../token-shape';
 
+type BearerRequest = Parameters<Strategy<VerifyFunction>['authenticate']>[0];
+
 /**
  * passport-http-bearer's strategy reading the Authorization header only. Left to itself it also
  * takes a token from an `access_token` field of the body or the query, and refuses a request
  * that carries one there besides the header: a client's own field of that name would turn its
  * valid key into a 401.
  */
-type BearerRequest = Parameters<Strategy<VerifyFunction>['authenticate']>[0];
-
 class HeaderBearerStrategy extends Strategy<VerifyFunction> {
   override authenticate(request: BearerRequest, options?: object): void {
     super.authenticate({ headers: request.headers } as BearerRequest, options);

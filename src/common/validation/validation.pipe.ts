@@ -31,8 +31,8 @@ export function createValidationPipe(): ValidationPipe {
 }
 
 /**
- * Nest's validation pipe, refusing a body that is not an object and inherited names and
- * over-wide objects (see `refuseUnsafeFields`), and remembering the DTOs it validated (see `checked`).
+ * Nest's validation pipe, refusing a body that is not an object, inherited names and over-wide
+ * objects (see `refuseUnsafeFields`), and remembering the DTOs it validated (see `checked`).
  */
 class RememberingValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
