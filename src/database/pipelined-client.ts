@@ -14,9 +14,11 @@ const logger = new Logger('Database');
  *   with the transaction's first statement (as Npgsql does); a transaction that ends before
  *   any statement sends nothing at all.
  * - **Deferred statements** (`deferStatement`): writes whose result the caller does not need
- *   (outbox events, e-mails, counters) are sent at once and not waited for. COMMIT goes out
- *   right behind them and their outcome is checked with it: if one failed, the server has
- *   rolled the whole transaction back and the commit throws that statement's error.
+ *   (outbox events, e-mails, counters) are not waited for. They leave with the transaction's next
+ *   statement, or with its COMMIT, which goes out right behind them and checks their outcome: if
+ *   one failed, the server has rolled the whole transaction back and the commit throws that
+ *   statement's error. A transaction of one deferred statement sends it alone: the server runs
+ *   a lone statement as a transaction of its own.
  * - **One write per turn of the event loop:** statements issued in the same turn leave in one
  *   socket write.
  * - **Prepared statements:** a statement with parameters is parsed and planned once per
@@ -27,7 +29,8 @@ const logger = new Logger('Database');
  *   statement is known sends COMMIT right behind it, in the same write, so that the rows it
  *   locks are held only while the server runs it, never across a round trip to this process
  *   and back (under load, a turn of a busy event loop: every other transaction wanting those
- *   rows waits that long too).
+ *   rows waits that long too). A transaction of that one statement sends it alone: the server
+ *   runs a lone statement as a transaction of its own.
  *
  * A COMMIT that the server answers with ROLLBACK (the transaction was aborted by an error the
  * caller did not propagate) throws instead of passing for a commit.
@@ -41,6 +44,8 @@ const logger = new Logger('Database');
 export class PipelinedClient extends DeadlineClient {
   private readonly prepares: boolean;
   private beginPending = false;
+  /** Deferred statements of a transaction that has sent nothing yet, held until it sends or ends. */
+  private held: Array<[text: string, values: unknown[]]> = [];
   private deferred: Array<Promise<unknown>> = [];
   private deferredFailure: unknown = null;
   private corked = false;
@@ -60,6 +65,7 @@ export class PipelinedClient extends DeadlineClient {
     if (promised && text !== undefined) {
       if (text === 'START TRANSACTION' || text === 'BEGIN') {
         this.beginPending = true;
+        this.held = [];
         this.deferred = [];
         this.deferredFailure = null;
         this.committing = null;
@@ -72,6 +78,11 @@ export class PipelinedClient extends DeadlineClient {
     if (this.committing) return Promise.reject(afterTheLastStatement());
     this.coalesceWrites();
     this.sendPendingBegin();
+    return this.run(args);
+  }
+
+  /** Executes a statement, its failure reported as the one that matters (see `query`). */
+  private run(args: unknown[]): any {
     const result = this.execute(args);
     if (!(result instanceof Promise)) return result;
     return result.catch((error: unknown) => {
@@ -93,8 +104,15 @@ export class PipelinedClient extends DeadlineClient {
       this.committing.catch(() => undefined);
       return;
     }
+    if (this.beginPending) {
+      this.held.push([text, values]);
+      return;
+    }
     this.coalesceWrites();
-    this.sendPendingBegin();
+    this.sendDeferred(text, values);
+  }
+
+  private sendDeferred(text: string, values: unknown[]): void {
     // The failure is recorded on the driver's own promise, ahead of the statements sent after
     // this one, whose errors (in the same read) are mapped to it.
     const sent = this.execute([text, values]) as Promise<unknown>;
@@ -115,6 +133,17 @@ export class PipelinedClient extends DeadlineClient {
    */
   commitWith(text: string, values: unknown[]): Promise<QueryResult> {
     if (this.committing) return Promise.reject(afterTheLastStatement());
+    if (this.beginPending && this.held.length === 0) {
+      // The transaction's first statement is its last: sent alone, it is a transaction of its
+      // own, which the server commits at the statement's end (deferred constraints checked then,
+      // their failure reported as the statement's); neither BEGIN nor COMMIT travels.
+      this.beginPending = false;
+      this.coalesceWrites();
+      const alone = this.run([text, values]) as Promise<QueryResult>;
+      this.committing = alone.then(() => emptyResult('COMMIT'));
+      this.committing.catch(() => undefined); // read by endCommitted
+      return alone;
+    }
     const result = this.query(text, values) as Promise<QueryResult>;
     this.committing = this.end_('COMMIT');
     this.committing.catch(() => undefined); // read by endCommitted
@@ -139,9 +168,20 @@ export class PipelinedClient extends DeadlineClient {
 
   private async end_(command: 'COMMIT' | 'ROLLBACK'): Promise<QueryResult> {
     if (this.beginPending) {
-      // Nothing was sent: there is nothing to end.
-      this.beginPending = false;
-      return emptyResult(command);
+      const held = this.held;
+      if (command === 'ROLLBACK' || held.length <= 1) {
+        this.beginPending = false;
+        this.held = [];
+        // Nothing was sent: there is nothing to end (a rollback drops the held statements).
+        if (command === 'ROLLBACK' || held.length === 0) return emptyResult(command);
+        // A transaction of one statement: sent alone, the server runs it as a transaction of its
+        // own; its failure is the commit's.
+        this.coalesceWrites();
+        await this.run(held[0]);
+        return emptyResult('COMMIT');
+      }
+      this.coalesceWrites();
+      this.sendPendingBegin();
     }
     const deferred = this.deferred;
     this.deferred = [];
@@ -184,6 +224,7 @@ export class PipelinedClient extends DeadlineClient {
     return (super.query as (...a: unknown[]) => unknown).apply(this, args);
   }
 
+  /** BEGIN, then the deferred statements held until the transaction sends something. */
   private sendPendingBegin(): void {
     if (!this.beginPending) return;
     this.beginPending = false;
@@ -192,6 +233,9 @@ export class PipelinedClient extends DeadlineClient {
       const connection = (this as unknown as { connection?: { stream?: { destroy(error?: Error): void } } }).connection;
       connection?.stream?.destroy(error as Error);
     });
+    const held = this.held;
+    this.held = [];
+    for (const [text, values] of held) this.sendDeferred(text, values);
   }
 
   /** Holds the socket's writes until the end of this turn of the event loop, then sends them in one write. */

@@ -102,6 +102,69 @@ describe('PipelinedClient', () => {
     expect(await rows()).toEqual([{ id: 1, note: 'after empty' }]);
   });
 
+  describe('deferred statements are held until the transaction sends something or ends', () => {
+    const insert = `INSERT INTO pipelined VALUES ($1, $2)`;
+    /** What `work` sends to the server, statement by statement. */
+    async function sentBy(work: () => Promise<unknown>): Promise<string[]> {
+      const send = jest.spyOn(PipelinedClient.prototype as unknown as { send(...args: unknown[]): unknown }, 'send');
+      try {
+        await work().catch(() => undefined);
+        return send.mock.calls.map(([query]) => (typeof query === 'string' ? query : (query as { text: string }).text));
+      } finally {
+        send.mockRestore();
+      }
+    }
+
+    it('a transaction of one deferred statement sends it alone, and it commits', async () => {
+      expect(
+        await sentBy(() => dataSource.transaction((manager) => deferStatement(manager, insert, [1, 'alone']))),
+      ).toEqual([insert]);
+      expect(await rows()).toEqual([{ id: 1, note: 'alone' }]);
+    });
+
+    it('a failed one alone fails the transaction with its own error, and the connection stays usable', async () => {
+      await expect(
+        dataSource.transaction((manager) => deferStatement(manager, insert, [1, 'bad'])),
+      ).rejects.toMatchObject({ code: '23514', constraint: 'pipelined_note_check' });
+      await dataSource.transaction((manager) => deferStatement(manager, insert, [2, 'next']));
+      expect(await rows()).toEqual([{ id: 2, note: 'next' }]);
+    });
+
+    it('several leave behind BEGIN, in order, with the COMMIT or ahead of the next statement', async () => {
+      expect(
+        await sentBy(() =>
+          dataSource.transaction(async (manager) => {
+            await deferStatement(manager, insert, [1, 'a']);
+            await deferStatement(manager, insert, [2, 'b']);
+          }),
+        ),
+      ).toEqual(['BEGIN', insert, insert, 'COMMIT']);
+      const select = `SELECT count(*)::int AS n FROM pipelined`;
+      let seen: unknown;
+      expect(
+        await sentBy(() =>
+          dataSource.transaction(async (manager) => {
+            await deferStatement(manager, insert, [3, 'c']);
+            seen = await manager.query(select);
+          }),
+        ),
+      ).toEqual(['BEGIN', insert, select, 'COMMIT']);
+      expect(seen).toEqual([{ n: 3 }]); // the held statement ran first, in the transaction
+    });
+
+    it('a transaction rolled back before sending anything sends nothing, its held statements included', async () => {
+      expect(
+        await sentBy(() =>
+          dataSource.transaction(async (manager) => {
+            await deferStatement(manager, insert, [1, 'dropped']);
+            throw new Error('rolled back on purpose');
+          }),
+        ),
+      ).toEqual([]);
+      expect(await rows()).toEqual([]);
+    });
+  });
+
   it('parses a statement with parameters once per connection (a named prepared statement)', async () => {
     const text = `SELECT count(*)::int AS n FROM pipelined WHERE id > $1`;
     const statements = await dataSource.transaction(async (manager) => {
@@ -220,6 +283,46 @@ describe('PipelinedClient', () => {
       ];
       expect(seenInside).toEqual(both);
       expect(await rows()).toEqual(both);
+    });
+
+    it('sends the last statement alone when it is the first too: no BEGIN, no COMMIT, and it commits', async () => {
+      const send = jest.spyOn(PipelinedClient.prototype as unknown as { send(...args: unknown[]): unknown }, 'send');
+      try {
+        const inserted = await dataSource.transaction((manager) =>
+          commitWithStatement<{ id: number }>(manager, `INSERT INTO pipelined VALUES ($1, $2) RETURNING id`, [
+            1,
+            'alone',
+          ]),
+        );
+        expect(inserted).toEqual([{ id: 1 }]);
+        const sent = send.mock.calls.map(([query]) =>
+          typeof query === 'string' ? query : (query as { text: string }).text,
+        );
+        expect(sent).toEqual([`INSERT INTO pipelined VALUES ($1, $2) RETURNING id`]);
+      } finally {
+        send.mockRestore();
+      }
+      expect(await rows()).toEqual([{ id: 1, note: 'alone' }]);
+    });
+
+    it('a lone last statement that fails, at once or at its commit (a deferred constraint), writes nothing', async () => {
+      await sql.query(
+        `CREATE TABLE IF NOT EXISTS pipelined_deferred (id int, CONSTRAINT pipelined_deferred_once UNIQUE (id) DEFERRABLE INITIALLY DEFERRED)`,
+      );
+      await expect(
+        dataSource.transaction((manager) =>
+          commitWithStatement(manager, `INSERT INTO pipelined VALUES ($1, $2)`, [1, 'bad']),
+        ),
+      ).rejects.toMatchObject({ driverError: expect.objectContaining({ code: '23514' }) });
+      await expect(
+        dataSource.transaction((manager) =>
+          commitWithStatement(manager, `INSERT INTO pipelined_deferred VALUES ($1), ($1)`, [7]),
+        ),
+      ).rejects.toMatchObject({ driverError: expect.objectContaining({ code: '23505' }) });
+      expect(await rows()).toEqual([]);
+      expect((await sql.query('SELECT count(*)::int AS n FROM pipelined_deferred')).rows).toEqual([{ n: 0 }]);
+      await dataSource.transaction((manager) => manager.query(`INSERT INTO pipelined VALUES (3, 'next')`));
+      expect(await rows()).toEqual([{ id: 3, note: 'next' }]);
     });
 
     it('a failed last statement rolls the whole transaction back and reports its error as TypeORM would', async () => {
