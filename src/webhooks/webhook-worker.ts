@@ -187,11 +187,13 @@ export class WebhookWorker implements OnModuleInit, OnApplicationBootstrap, Befo
     }
     this.pumping = true;
     let idle = false;
+    let claimedFrom = new Date();
     try {
       do {
         this.pumpAgain = false;
         const free = Math.min(this.config.webhooksConcurrency - this.inFlight, CLAIM_BATCH);
         if (free <= 0) break;
+        claimedFrom = new Date();
         const claimed = await this.webhooks.claimDue(free, this.leaseMs, {
           perEndpoint: this.config.webhooksEndpointConcurrency,
           perSeller: this.config.webhooksSellerConcurrency,
@@ -210,12 +212,13 @@ export class WebhookWorker implements OnModuleInit, OnApplicationBootstrap, Befo
     } finally {
       this.pumping = false;
     }
-    if (idle && !this.stopped) await this.scheduleNextWakeUp();
+    if (idle && !this.stopped) await this.scheduleNextWakeUp(claimedFrom);
   }
 
-  private async scheduleNextWakeUp(): Promise<void> {
+  /** Arms the alarm for the next due time after the claim begun at `claimedFrom` (see nextWakeUp). */
+  private async scheduleNextWakeUp(claimedFrom: Date): Promise<void> {
     try {
-      const at = await this.webhooks.nextWakeUp();
+      const at = await this.webhooks.nextWakeUp(claimedFrom);
       this.armTimer(at ?? new Date(Date.now() + IDLE_CHECK_MS));
     } catch (error) {
       this.logger.warn({ err: error }, 'Could not read the next webhook due time');

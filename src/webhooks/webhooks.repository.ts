@@ -540,17 +540,22 @@ export class WebhooksRepository {
 
   /**
    * When the next pending delivery falls due or a lease ends (the worker's alarm clock); null when
-   * none. Deliveries due already are left out: the claim that came before left them because their
-   * endpoint or seller is at its cap, and they wait for an attempt to end (its worker claims again
-   * then) or a lease to run out, not for a timer of 0 ms that would claim nothing again and again.
+   * none. Deliveries due at `claimedFrom` (when the claim that found nothing began) are left out:
+   * that claim left them because their endpoint or seller is at its cap, and they wait for an
+   * attempt to end (its worker claims again then) or a lease to run out, not for a timer of 0 ms
+   * that would claim nothing again and again. One that fell due since is counted, even if it is
+   * due by now: left out, it would wait for the idle check instead of its time. (`claimedFrom` is
+   * the worker's clock: a skew with the database's clock moves that line by as much, which costs
+   * at worst a few claims that find nothing, or a wait for the idle check, within the skew.)
    */
-  async nextWakeUp(): Promise<Date | null> {
+  async nextWakeUp(claimedFrom: Date): Promise<Date | null> {
     const [row]: Array<{ at: Date | null }> = await this.dataSource.query(
       `SELECT least(
          (SELECT min(next_attempt_at) FROM webhook_deliveries
-           WHERE status = 'pending' AND (locked_until IS NULL OR locked_until <= now()) AND next_attempt_at > now()),
+           WHERE status = 'pending' AND (locked_until IS NULL OR locked_until <= now()) AND next_attempt_at > $1),
          (SELECT min(locked_until) FROM webhook_deliveries WHERE locked_until > now())
        ) AS at`,
+      [claimedFrom],
     );
     return row.at;
   }
