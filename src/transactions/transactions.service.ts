@@ -357,7 +357,6 @@ export class TransactionsService implements OnModuleInit {
         if (answered) {
           const tx = answered.transaction;
           const view = TransactionResponseDto.of(tx, answered.rules);
-          await this.settlements.notify(manager, view, 'pending');
           const types: EventType[] = ['transaction.created'];
           if (charge.status === 'approved') types.push('transaction.approved');
           if (charge.status === 'declined') types.push('transaction.declined');
@@ -365,6 +364,7 @@ export class TransactionsService implements OnModuleInit {
             manager,
             types.map((type) => ({ type, sellerId: tx.sellerId, data: view })),
           );
+          await this.settlements.notify(manager, view, 'pending');
           return view;
         }
       }
@@ -484,8 +484,8 @@ export class TransactionsService implements OnModuleInit {
       processorVoidToken: token,
     });
     const view = await this.viewOf(manager, voided);
-    await this.settlements.notify(manager, view, before.status);
     await this.recordVoided(manager, before, view);
+    await this.settlements.notify(manager, view, before.status);
     return view;
   }
 
@@ -804,8 +804,8 @@ export class TransactionsService implements OnModuleInit {
         : { status: 'declined', declineReason: outcome.declineReason },
     );
     const view = await this.viewOf(manager, decided);
-    await this.settlements.notify(manager, view, pending.status);
     await recordEvent(manager, `transaction.${outcome.status}`, pending.sellerId, view);
+    await this.settlements.notify(manager, view, pending.status);
     return view;
   }
 

@@ -142,6 +142,12 @@ describe('ticketed events and checkout', () => {
     const [completed] = await outbox('checkout.completed', res.body.id);
     expect(completed.data).toMatchObject({ id: res.body.id, status: 'paid', buyer: { email: 'paid@example.com' } });
     expect(completed.data.tickets).toHaveLength(4);
+    // Webhook consumers hear of the charge before of the order it paid.
+    const { rows: order } = await t.db.query(
+      `SELECT type FROM outbox_events WHERE data->>'id' = ANY($1::text[]) ORDER BY seq`,
+      [[res.body.id, res.body.transaction]],
+    );
+    expect(order.map((row) => row.type)).toEqual(['transaction.created', 'transaction.approved', 'checkout.completed']);
 
     const mail = await smtp.waitForMail('paid@example.com', since);
     const text = mail.raw.replace(/=\r?\n/g, '');
