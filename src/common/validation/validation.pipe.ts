@@ -4,7 +4,11 @@ import { validate } from 'class-validator';
 import { FieldErrors, ValidationError } from '../errors/api-error';
 import { FIELD_RULE_CONTEXT, ruleFindings } from './field-rule';
 import { INHERITED_NAMES } from './inherited-names';
+import { cacheValidationMetadata } from './metadata-cache';
 import { isOptionalBody } from './optional.decorator';
+
+// Every validation below, by the request pipe or assertValid, looks rules up through the cache.
+cacheValidationMetadata();
 
 /**
  * Objects that passed validation, with the DTO class they passed as and the instance validation
