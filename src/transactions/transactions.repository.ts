@@ -56,13 +56,12 @@ export class TransactionsRepository {
    * out) in the caller's database transaction, sent with the commit (deferred).
    */
   async insert(manager: EntityManager, data: Partial<Transaction> & { id: string }): Promise<void> {
-    const insertion = this.transactionRows.insertion(data);
-    await deferStatement(
-      manager,
-      `INSERT INTO transactions (${insertion.columns}) VALUES (${insertion.placeholders})`,
-      insertion.values,
-    );
+    const { text, values } = this.transactionRows.insert(data, this.insertSql);
+    await deferStatement(manager, text, values);
   }
+
+  private readonly insertSql = (columns: string, placeholders: string) =>
+    `INSERT INTO transactions (${columns}) VALUES (${placeholders})`;
 
   /** The seller's transaction with its active split rules (oldest first), in one query. */
   async findWithRulesForSeller(
@@ -105,8 +104,14 @@ export class TransactionsRepository {
 
   /** Writes the changes and answers the transaction as it now is, in one round trip. */
   async update(manager: EntityManager, id: string, changes: Partial<Transaction>): Promise<Transaction> {
-    return (await this.updateWhere(manager, id, changes, 'true'))!;
+    const { text, values } = this.transactionRows.update(changes, 1, this.updateSql);
+    // TypeORM answers an UPDATE as [rows, affected].
+    const [rows]: [Array<Record<string, unknown>>, number] = await manager.query(text, [id, ...values]);
+    return this.transactionRows.map(rows[0]);
   }
+
+  private readonly updateSql = (set: string) =>
+    `UPDATE transactions t SET ${set} WHERE t.id = $1 RETURNING ${this.transactionRows.select('t')}`;
 
   /**
    * Records a processor's answer on a transaction still waiting for one (pending, no processor
@@ -118,33 +123,18 @@ export class TransactionsRepository {
     id: string,
     changes: Partial<Transaction>,
   ): Promise<{ transaction: Transaction; rules: SplitRule[] } | null> {
-    const set = this.transactionRows.assignments(changes, 1);
-    const rows: Array<Record<string, unknown>> = await manager.query(
-      `WITH t AS (
-         UPDATE transactions t SET ${set.sql}
-          WHERE t.id = $1 AND ${STILL_UNANSWERED} RETURNING t.*)
-       SELECT ${this.transactionRows.select('t')}, ${this.ruleRows.select('r', 'r__')}
-         FROM t LEFT JOIN transaction_split_rules r ON r.transaction_id = t.id AND r.deleted_at IS NULL
-        ORDER BY r.seq`,
-      [id, ...set.values],
-    );
+    const { text, values } = this.transactionRows.update(changes, 1, this.settleUnansweredSql);
+    const rows: Array<Record<string, unknown>> = await manager.query(text, [id, ...values]);
     return this.withRules(rows);
   }
 
-  private async updateWhere(
-    manager: EntityManager,
-    id: string,
-    changes: Partial<Transaction>,
-    condition: string,
-  ): Promise<Transaction | null> {
-    const set = this.transactionRows.assignments(changes, 1);
-    // TypeORM answers an UPDATE as [rows, affected].
-    const [rows]: [Array<Record<string, unknown>>, number] = await manager.query(
-      `UPDATE transactions t SET ${set.sql} WHERE t.id = $1 AND ${condition} RETURNING ${this.transactionRows.select('t')}`,
-      [id, ...set.values],
-    );
-    return rows.length > 0 ? this.transactionRows.map(rows[0]) : null;
-  }
+  private readonly settleUnansweredSql = (set: string) =>
+    `WITH t AS (
+       UPDATE transactions t SET ${set}
+        WHERE t.id = $1 AND ${STILL_UNANSWERED} RETURNING t.*)
+     SELECT ${this.transactionRows.select('t')}, ${this.ruleRows.select('r', 'r__')}
+       FROM t LEFT JOIN transaction_split_rules r ON r.transaction_id = t.id AND r.deleted_at IS NULL
+      ORDER BY r.seq`;
 
   /** The transaction matching `where` (on alias t), read without the query builder (a hot path of charges). */
   private one(manager: EntityManager, where: string, params: unknown[]): Promise<Transaction | null> {

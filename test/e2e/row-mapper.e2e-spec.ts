@@ -6,6 +6,7 @@ import { Seller } from '../../src/sellers/entities/seller.entity';
 import { SellersRepository } from '../../src/sellers/sellers.repository';
 import { SplitRule } from '../../src/transactions/entities/split-rule.entity';
 import { Transaction } from '../../src/transactions/entities/transaction.entity';
+import { RowMapper } from '../../src/database/row-mapper';
 import { TransactionsRepository } from '../../src/transactions/transactions.repository';
 import { createUser, TestUser } from '../support/identity';
 import { CARDS, PayingSeller, payingSeller } from '../support/payments';
@@ -166,5 +167,32 @@ describe('RowMapper: raw reads equal TypeORM hydration', () => {
     const bare = await sellers.findSellerWithPlans(s.developer);
     expect(bare).toMatchObject({ seller: { id: s.developer, ratePlanId: null }, ratePlan: null, splitPlan: null });
     expect(await sellers.findSellerWithPlans('00000000-0000-4000-8000-000000000000')).toBeNull();
+  });
+
+  it('writes: one statement text per set of columns written, values in column order, unknown properties refused', () => {
+    const rows = new RowMapper<Transaction>(t.app.get(DataSource).getMetadata(Transaction));
+    const template = jest.fn((set: string) => `UPDATE transactions t SET ${set} WHERE t.id = $1`);
+    const first = rows.update({ status: 'approved', amount: 100 }, 1, template);
+    const again = rows.update({ amount: 200, status: 'declined' }, 1, template);
+    expect(template).toHaveBeenCalledTimes(1);
+    expect(again.text).toBe(first.text);
+    expect(first.text).toBe(
+      'UPDATE transactions t SET "amount" = $2, "status" = $3, "updated_at" = now() WHERE t.id = $1',
+    );
+    expect(again.values).toEqual([200, 'declined']);
+    // Another set of columns, or the same set numbered from another offset: another text.
+    expect(rows.update({ status: 'approved' }, 1, template).text).toBe(
+      'UPDATE transactions t SET "status" = $2, "updated_at" = now() WHERE t.id = $1',
+    );
+    expect(rows.update({ status: 'approved', amount: 1 }, 2, template).text).toContain('"amount" = $3');
+    expect(template).toHaveBeenCalledTimes(3);
+
+    const insert = rows.insert(
+      { id: 'a', pix: { qr_code: 'x', expires_at: 'y' } },
+      (columns, placeholders) => `INSERT INTO transactions (${columns}) VALUES (${placeholders})`,
+    );
+    expect(insert.text).toBe('INSERT INTO transactions ("id", "pix") VALUES ($1, $2)');
+    expect(insert.values).toEqual(['a', '{"qr_code":"x","expires_at":"y"}']);
+    expect(() => rows.update({ nope: 1 } as Partial<Transaction>, 1, template)).toThrow('no column for property nope');
   });
 });
