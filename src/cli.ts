@@ -6,6 +6,7 @@ import { AppModule } from './app.module';
 import { registrationProblems } from './auth/dto/user.dto';
 import { UsersService } from './auth/users.service';
 import { demoCurlLines, seedDemo } from './demo/seed-demo';
+import { CheckoutService } from './events/checkout.service';
 import { PinoNestLogger, createLogger } from './common/logging/logger';
 import { parseDateTime } from './common/validation/date-time.decorator';
 import { HttpMetrics } from './metrics/http-metrics';
@@ -114,8 +115,7 @@ program
   .description('run the subscription renewal job once: charge, retry, expire and cancel what is due as of --now')
   .option('--now <iso>', 'the time to run as of (ISO 8601), default the current time')
   .action(async (options: { now?: string }) => {
-    const now = options.now === undefined ? new Date() : parseDateTime(options.now);
-    if (!now) throw new Error('--now must be an ISO 8601 time, e.g. 2027-03-31T12:00:00Z');
+    const now = asOf(options.now);
     await withApplication(async (app) => {
       const summary = await app.get(SubscriptionRenewals).run(now);
       console.log(
@@ -126,6 +126,20 @@ program
           `${summary.recovered} interrupted charges recovered, ${summary.errors} errors.`,
       );
       if (summary.errors > 0) process.exitCode = 1;
+    });
+  });
+
+program
+  .command('orders:expire')
+  .description(
+    'run the event order expiry job once: pending orders whose expires_at has passed as of --now expire, their charges are voided and their seats released',
+  )
+  .option('--now <iso>', 'the time to run as of (ISO 8601), default the current time')
+  .action(async (options: { now?: string }) => {
+    const now = asOf(options.now);
+    await withApplication(async (app) => {
+      const expired = await app.get(CheckoutService).expireDue(now);
+      console.log(`Event orders expired as of ${now.toISOString()}: ${expired}.`);
     });
   });
 
@@ -147,6 +161,14 @@ program
       process.stdout.write(document);
     }
   });
+
+/** The time a job runs as of: `--now`, or the current time. */
+function asOf(now: string | undefined): Date {
+  if (now === undefined) return new Date();
+  const parsed = parseDateTime(now);
+  if (!parsed) throw new Error('--now must be an ISO 8601 time, e.g. 2027-03-31T12:00:00Z');
+  return parsed;
+}
 
 function readJsonFile(file: string): unknown {
   let text: string;

@@ -279,19 +279,25 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
    * Releases the seats of pending orders unpaid at `now`. An order with a charge has the
    * charge voided (the settlement then releases the order, in the void's transaction); an
    * order left without a charge (placed by a build that wrote the two apart) is released here.
-   * Answers how many orders it expired.
+   * Batch after batch, until one is not full or expires nothing (its orders all failed: they
+   * are tried again on the next run). Answers how many orders it expired.
    */
   async expireDue(now: Date): Promise<number> {
     let expired = 0;
-    for (const order of await this.orders.duePending(now, EXPIRY_BATCH)) {
-      try {
-        if (await this.expire(order)) expired++;
-      } catch (error) {
-        // One order that cannot be expired now never holds up the others' seats: tried again next run.
-        this.logger.error({ err: error, order: order.id }, 'Could not expire an order; tried again later');
+    for (;;) {
+      const due = await this.orders.duePending(now, EXPIRY_BATCH);
+      let expiredNow = 0;
+      for (const order of due) {
+        try {
+          if (await this.expire(order)) expiredNow++;
+        } catch (error) {
+          // One order that cannot be expired now never holds up the others' seats: tried again next run.
+          this.logger.error({ err: error, order: order.id }, 'Could not expire an order; tried again later');
+        }
       }
+      expired += expiredNow;
+      if (due.length < EXPIRY_BATCH || expiredNow === 0) return expired;
     }
-    return expired;
   }
 
   private async expire(order: EventOrderRow): Promise<boolean> {

@@ -1,48 +1,14 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../src/config/paths';
+import { cliProcess } from '../support/cli-process';
 import { createUser } from '../support/identity';
 import { payingSeller } from '../support/payments';
 import { createSubscriptionPlan, subscribe } from '../support/subscriptions';
-import { startTestApp, TEST_JWT_SECRET, TestApp } from '../support/test-app';
+import { startTestApp, TestApp } from '../support/test-app';
 
 const COUNT = 1000;
 
-/** `npm run cli -- subscriptions:renew --now <iso>` as a real process (sources compiled as they load). */
-function renewProcess(
-  databaseUrl: string,
-  now: string,
-): { child: ChildProcess; done: Promise<{ code: number | null; output: string }> } {
-  const child = spawn(
-    process.execPath,
-    [
-      '--require',
-      join(PROJECT_ROOT, 'test/support/ts-register.js'),
-      join(PROJECT_ROOT, 'src/cli.ts'),
-      'subscriptions:renew',
-      '--now',
-      now,
-    ],
-    {
-      cwd: PROJECT_ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: databaseUrl,
-        JWT_SECRET: TEST_JWT_SECRET,
-        LOG_LEVEL: 'warn',
-        NODE_ENV: 'test',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const done = new Promise<{ code: number | null; output: string }>((resolve) =>
-    child.once('exit', (code) => resolve({ code, output })),
-  );
-  return { child, done };
-}
+/** `npm run cli -- subscriptions:renew --now <iso>` as a real process. */
+const renewProcess = (databaseUrl: string, now: string) =>
+  cliProcess(databaseUrl, ['subscriptions:renew', '--now', now]);
 
 /**
  * The renewal job under concurrency and crashes: two `subscriptions:renew` processes at once over

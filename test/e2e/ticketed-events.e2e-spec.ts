@@ -3,6 +3,7 @@ import { Client } from 'pg';
 import { CheckoutService } from '../../src/events/checkout.service';
 import { TicketedEventsRepository } from '../../src/events/ticketed-events.repository';
 import { TransactionsService } from '../../src/transactions/transactions.service';
+import { cliProcess } from '../support/cli-process';
 import { createUser, TestUser } from '../support/identity';
 import { CARDS, PayingSeller, payingSeller } from '../support/payments';
 import { newTestService } from '../support/service-test';
@@ -312,6 +313,47 @@ describe('ticketed events and checkout', () => {
     expect((await seats(event.id)).Pista).toEqual({ quantity: 10, sold: 0, held: 0 });
     const order = await t.http.get(`/event/event/${event.id}/checkout/${rows[0].order_id}/`);
     expect(order.body).toMatchObject({ status: 'expired', transaction: null });
+  });
+
+  it('the expiry job takes batch after batch: 201 overdue holds are all released in one run', async () => {
+    const event = await newEvent({
+      ticket_types: [{ name: 'Pista', price: '100.00', quantity: 300, max_per_order: 4 }],
+    });
+    const [pista] = event.ticket_types;
+    await t.db.query(
+      `WITH o AS (
+         INSERT INTO event_orders (event_id, seller_id, status, amount, payment_type, installments, buyer_name,
+           buyer_email, buyer_document, expires_at)
+         SELECT $1, $2, 'pending', 10000, 'pix', 1, 'Ana', 'ana@example.com', '52998224725', now() - interval '1 minute'
+           FROM generate_series(1, 201)
+         RETURNING id)
+       INSERT INTO event_order_items (order_id, ticket_type_id, name, quantity, unit_price) SELECT id, $3, 'Pista', 1, 10000 FROM o`,
+      [event.id, seller.sellerId, pista.id],
+    );
+    await t.db.query('UPDATE ticket_types SET held = held + 201 WHERE id = $1', [pista.id]);
+    expect(await t.app.get(CheckoutService).expireDue(new Date())).toBeGreaterThanOrEqual(201);
+    expect((await seats(event.id)).Pista).toEqual({ quantity: 300, sold: 0, held: 0 });
+  });
+
+  it('`npm run cli -- orders:expire --now <iso>` runs the expiry job as of that time', async () => {
+    const event = await newEvent();
+    const [pista] = event.ticket_types;
+    const res = await checkout(event.id, checkoutBody([{ ticket_type: pista.id, quantity: 2 }], { type: 'pix' }));
+    const expire = (minutes: number) =>
+      cliProcess(t.databaseUrl, ['orders:expire', '--now', new Date(Date.now() + minutes * 60_000).toISOString()]).done;
+    const early = await expire(29);
+    expect(early).toMatchObject({ code: 0, output: expect.stringMatching(/Event orders expired as of .*Z: \d+\.\n/) });
+    const status = async () => (await t.http.get(`/event/event/${event.id}/checkout/${res.body.id}/`)).body.status;
+    expect(await status()).toBe('pending');
+
+    const due = await expire(31);
+    expect(due.code).toBe(0);
+    expect(Number(/: (\d+)\.\n/.exec(due.output)![1])).toBeGreaterThanOrEqual(1);
+    expect(await status()).toBe('expired');
+    expect((await seats(event.id)).Pista).toMatchObject({ held: 0 });
+
+    const wrong = await cliProcess(t.databaseUrl, ['orders:expire', '--now', 'tomorrow']).done;
+    expect(wrong).toMatchObject({ code: 1, output: expect.stringContaining('--now must be an ISO 8601 time') });
   });
 
   it('check-in admits a ticket once; other events, unknown codes and unpaid orders answer 404', async () => {
