@@ -103,8 +103,11 @@ describe('Idempotency-Key', () => {
     expect(first.body.code).toBe('rejected');
     const again = await post(b, 'key-error', { amount: '1.00', reject: true });
     expect(again.status).toBe(409);
-    expect(again.body.code).toBe('rejected');
     expect(again.headers.get('idempotent-replayed')).toBe('true');
+    // The body as it was sent, the first request's request_id included; the header names this request.
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get('x-request-id')).not.toBe(first.body.request_id);
+    expect(again.headers.get('content-type')).toBe(first.headers.get('content-type'));
   });
 
   it('frees the key of a request refused as invalid (400 validation_failed): the corrected request acts', async () => {

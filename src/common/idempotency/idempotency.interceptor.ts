@@ -6,8 +6,8 @@ import { Observable, catchError, from, mergeMap, of, throwError } from 'rxjs';
 import { AuthorizationService } from '../../auth/authorization.service';
 import type { Principal } from '../../auth/principal';
 import { SellerAuthorization, sellersAuthorizedOf } from '../context/request-context';
-import { ApiError, BadRequestError, SecretNotReplayableError, ValidationError } from '../errors/api-error';
-import { ErrorBody, toErrorResponse } from '../errors/error-response';
+import { BadRequestError, SecretNotReplayableError, ValidationError } from '../errors/api-error';
+import { toErrorResponse } from '../errors/error-response';
 import { IdempotencyRepository, KeyRef } from './idempotency.repository';
 import { IdempotencyService } from './idempotency.service';
 import { IDEMPOTENT, IdempotentOptions } from './idempotent.decorator';
@@ -92,8 +92,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
       mergeMap((begun) => {
         if (begun.kind === 'replay') {
           reply.header('idempotent-replayed', 'true');
-          if (begun.status >= 400) return throwError(() => replayedError(begun.status, begun.body as ErrorBody));
-          if (options.secret) return throwError(() => new SecretNotReplayableError((begun.body as { id: string }).id));
+          if (options.secret && begun.status < 400) {
+            return throwError(() => new SecretNotReplayableError((begun.body as { id: string }).id));
+          }
+          // The first answer as it was sent, status and body: a refusal's body keeps its request_id.
+          reply.status(begun.status);
           return of(begun.body);
         }
         const ref = begun.ref;
@@ -158,10 +161,6 @@ export class IdempotencyInterceptor implements NestInterceptor {
 /** The answer recorded for a key: the response, and the checks on a seller the request passed. */
 function answerOf(request: FastifyRequest, status: number, body: unknown) {
   return { status, body, sellerChecks: sellersAuthorizedOf(request) };
-}
-
-function replayedError(status: number, body: ErrorBody): ApiError {
-  return new ApiError(status, body.code, body.message, body.errors);
 }
 
 function toJson(body: unknown): unknown {
