@@ -511,11 +511,14 @@ function seatsLeftOf(types: TicketTypeRow[], id: string): number {
   return available(type);
 }
 
+/** The refusal of an item with more seats than are left: the body names the ticket type and what is left. */
 function notEnoughSeats(item: CheckedItem, left: number): ConflictError {
-  if (left <= 0) return new ConflictError('sold_out', `"${item.name}" is sold out.`);
+  const details = { ticket_type: item.ticketTypeId, available: Math.max(0, left) };
+  if (left <= 0) return new ConflictError('sold_out', `"${item.name}" is sold out.`, details);
   return new ConflictError(
     'not_enough_tickets',
     `Only ${left} ticket${left === 1 ? '' : 's'} of "${item.name}" ${left === 1 ? 'is' : 'are'} left; ${item.quantity} were asked for.`,
+    details,
   );
 }
 

@@ -34,4 +34,19 @@ export class ErrorBodyDto {
     example: '3fa85f64-5717-4562-b3fc-2c963f66afa6',
   })
   id?: string;
+
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: 'The ticket type short of seats (`sold_out`, `not_enough_tickets`).',
+    example: '3fa85f64-5717-4562-b3fc-2c963f66afa6',
+  })
+  ticket_type?: string;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    description: 'The seats of that ticket type left (`sold_out`: 0, `not_enough_tickets`).',
+    example: 5,
+  })
+  available?: number;
 }

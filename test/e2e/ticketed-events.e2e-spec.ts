@@ -563,10 +563,12 @@ describe('ticketed events and checkout', () => {
       expect(more.status).toBe(409);
       expect(more.body.code).toBe('not_enough_tickets');
       expect(more.body.message).toContain('Only 1 ticket of "VIP"');
+      expect(more.body).toMatchObject({ ticket_type: v.id, available: 1 });
       expect((await checkout(e.id, checkoutBody([{ ticket_type: v.id, quantity: 1 }], card))).body.status).toBe('paid');
       const out = await checkout(e.id, checkoutBody([{ ticket_type: v.id, quantity: 1 }], card));
       expect(out.status).toBe(409);
       expect(out.body.code).toBe('sold_out');
+      expect(out.body).toMatchObject({ ticket_type: v.id, available: 0 });
       expect((await seats(e.id)).VIP).toEqual({ quantity: 2, sold: 1, held: 1 });
       // A refused multi-item checkout holds nothing of its other items either.
       const mixed = await checkout(
@@ -596,6 +598,7 @@ describe('ticketed events and checkout', () => {
     expect(refused.status).toBe(409);
     expect(refused.body.code).toBe('sold_out');
     expect(refused.body.message).toBe('"VIP" is sold out.');
+    expect(refused.body).toMatchObject({ ticket_type: vip.id, available: 0 });
     expect((await seats(e.id)).VIP).toEqual({ quantity: 2, sold: 0, held: 2 });
     expect(await orderCount()).toBe(orders);
     expect(await checkoutCharges()).toBe(chargesBefore); // the pending charge was in the refused transaction

@@ -11,10 +11,22 @@ export class ApiError extends Error {
     message: string,
     readonly errors?: FieldErrors,
     readonly headers: Record<string, string> = {},
+    /** Fields of the error body beyond the standard ones that tell a client what to do next (ErrorBodyDto). */
+    readonly details: ErrorDetails = {},
   ) {
     super(message);
     this.name = new.target.name;
   }
+}
+
+/** The error body's optional fields an error may fill (see ErrorBodyDto). */
+export interface ErrorDetails {
+  /** The record concerned, when the error names one (idempotency_secret_not_replayable). */
+  id?: string;
+  /** The ticket type short of seats (sold_out, not_enough_tickets). */
+  ticket_type?: string;
+  /** The seats of that ticket type left (sold_out, not_enough_tickets). */
+  available?: number;
 }
 
 export class BadRequestError extends ApiError {
@@ -59,8 +71,8 @@ export class MethodNotAllowedError extends ApiError {
 }
 
 export class ConflictError extends ApiError {
-  constructor(code: string, message: string) {
-    super(409, code, message);
+  constructor(code: string, message: string, details: ErrorDetails = {}) {
+    super(409, code, message, undefined, {}, details);
   }
 }
 
@@ -69,11 +81,14 @@ export class ConflictError extends ApiError {
  * the secret is never shown again; the body names the record created (`id`).
  */
 export class SecretNotReplayableError extends ApiError {
-  constructor(readonly id: string) {
+  constructor(id: string) {
     super(
       409,
       'idempotency_secret_not_replayable',
       'This Idempotency-Key already created the record named by `id`; its secret is shown only once and cannot be replayed.',
+      undefined,
+      {},
+      { id },
     );
   }
 }

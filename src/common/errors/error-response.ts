@@ -1,19 +1,17 @@
 import { HttpException } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
 import { QueryFailedError } from 'typeorm';
-import { ApiError, FieldErrors, SecretNotReplayableError } from './api-error';
+import { ApiError, ErrorDetails, FieldErrors } from './api-error';
 import { isBusyWithConcurrentUpdates, isDatabaseUnavailable } from './database-errors';
 
 /** The error body of API.md section 1, the only shape any 4xx or 5xx answer has. */
-export interface ErrorBody {
+export interface ErrorBody extends ErrorDetails {
   statusCode: number;
   error: string;
   code: string;
   message: string;
   request_id: string;
   errors?: FieldErrors;
-  /** The record concerned, when the error names one (idempotency_secret_not_replayable). */
-  id?: string;
 }
 
 export interface ErrorResponse {
@@ -59,7 +57,12 @@ export function toErrorResponse(error: unknown, requestId: string): ErrorRespons
     status: number,
     code: string,
     message: string,
-    extra: { errors?: FieldErrors; headers?: Record<string, string>; unexpected?: boolean; id?: string } = {},
+    extra: {
+      errors?: FieldErrors;
+      headers?: Record<string, string>;
+      unexpected?: boolean;
+      details?: ErrorDetails;
+    } = {},
   ): ErrorResponse => ({
     status,
     headers: extra.headers ?? {},
@@ -71,7 +74,7 @@ export function toErrorResponse(error: unknown, requestId: string): ErrorRespons
       message,
       request_id: requestId,
       ...(extra.errors ? { errors: extra.errors } : {}),
-      ...(extra.id ? { id: extra.id } : {}),
+      ...extra.details,
     },
   });
 
@@ -79,7 +82,7 @@ export function toErrorResponse(error: unknown, requestId: string): ErrorRespons
     return build(error.status, error.code, error.message, {
       errors: error.errors,
       headers: error.headers,
-      id: error instanceof SecretNotReplayableError ? error.id : undefined,
+      details: error.details,
     });
   }
   if (isDatabaseUnavailable(error)) {
