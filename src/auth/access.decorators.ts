@@ -21,10 +21,11 @@ export interface AccessRule {
   /**
    * Bearer tokens of this shape are neither sessions nor keys: the guard lets them through
    * unauthenticated (no `request.user`) and the handler verifies them itself (a subscriber's
-   * manage token). Other tokens follow the rule as usual. `scheme`: the OpenAPI security scheme
-   * that documents them.
+   * manage token). Sessions and keys follow the rule as usual; a token of no shape the route
+   * takes is refused with `invalid` (401), as the handler refuses a wrong one of its shape.
+   * `scheme`: the OpenAPI security scheme that documents them.
    */
-  handlerVerifiedToken?: { shape: RegExp; scheme: string };
+  handlerVerifiedToken?: { shape: RegExp; scheme: string; invalid: { code: string; message: string } };
 }
 
 /**

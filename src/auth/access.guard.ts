@@ -1,12 +1,13 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { noteRequestSeller } from '../common/context/request-context';
-import { ForbiddenError } from '../common/errors/api-error';
+import { ForbiddenError, UnauthorizedError } from '../common/errors/api-error';
 import { ACCESS_RULE, AccessRule } from './access.decorators';
 import { bearerToken } from './bearer';
 import { AuthenticationGuard } from './authentication.guard';
 import { AuthorizationService } from './authorization.service';
 import type { AuthenticatedRequest } from './principal';
+import { API_KEY_SHAPE, JWT_SHAPE } from './token-shape';
 
 /**
  * The global, default-deny guard. A route states its access with `@Public()` or
@@ -32,7 +33,13 @@ export class AccessGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     // A token the handler verifies itself (a subscriber's manage token) is no session or key.
     const bearer = bearerToken(request.headers.authorization);
-    if (bearer && rule.handlerVerifiedToken?.shape.test(bearer)) return true;
+    const handlerVerified = rule.handlerVerifiedToken;
+    if (bearer && handlerVerified) {
+      if (handlerVerified.shape.test(bearer)) return true;
+      if (!JWT_SHAPE.test(bearer) && !API_KEY_SHAPE.test(bearer)) {
+        throw new UnauthorizedError(handlerVerified.invalid.code, handlerVerified.invalid.message);
+      }
+    }
     await this.authentication.canActivate(context);
     const params = request.params as Record<string, string>;
     await this.authorization.authorize(request.user, rule, params);

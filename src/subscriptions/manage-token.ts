@@ -7,6 +7,12 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
  */
 export const MANAGE_TOKEN_SHAPE = /^smt_[A-Za-z0-9_-]{43}$/;
 
+/** The refusal of a manage token that is not this subscription's (or no manage token at all). */
+export const INVALID_MANAGE_TOKEN = {
+  code: 'invalid_manage_token',
+  message: 'The manage token is not valid for this subscription.',
+};
+
 export function newManageToken(): { token: string; hash: string } {
   const token = `smt_${randomBytes(32).toString('base64url')}`;
   return { token, hash: hashManageToken(token) };

@@ -32,7 +32,7 @@ import {
   SubscriberListQueryDto,
   SubscriptionResponseDto,
 } from './dto/subscription.dto';
-import { MANAGE_TOKEN_SHAPE } from './manage-token';
+import { INVALID_MANAGE_TOKEN, MANAGE_TOKEN_SHAPE } from './manage-token';
 import { SubscriptionsService } from './subscriptions.service';
 
 const PLAN_NOT_FOUND = ['Subscription plan not found.', 'subscription_plan_not_found'] as const;
@@ -182,7 +182,9 @@ export class SubscribersController {
 
   @Post(':subscriber_id/cancel')
   @HttpCode(200)
-  @Authenticated({ handlerVerifiedToken: { shape: MANAGE_TOKEN_SHAPE, scheme: MANAGE_TOKEN_SCHEME } })
+  @Authenticated({
+    handlerVerifiedToken: { shape: MANAGE_TOKEN_SHAPE, scheme: MANAGE_TOKEN_SCHEME, invalid: INVALID_MANAGE_TOKEN },
+  })
   @RateLimit('public_checkout')
   @ApiOperation({
     summary: 'Cancel a subscription: by the seller (user token), or by the subscriber (manage token)',

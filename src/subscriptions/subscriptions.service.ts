@@ -38,7 +38,7 @@ import {
   SubscriptionResponseDto,
 } from './dto/subscription.dto';
 import type { NewSubscription, Subscription, SubscriptionPlan } from './entities/subscription.types';
-import { manageTokenMatches, newManageToken } from './manage-token';
+import { INVALID_MANAGE_TOKEN, manageTokenMatches, newManageToken } from './manage-token';
 import { cycleOf, Signup, SubscriptionBilling } from './subscription-billing.service';
 import { canceled, pixPayableUntil } from './subscription-state';
 import { SubscriptionsRepository } from './subscriptions.repository';
@@ -293,7 +293,7 @@ export class SubscriptionsService {
       const locked = await this.repo.lockSubscription(manager, id);
       if (!locked) throw subscriptionNotFound();
       if (canceler.kind === 'subscriber' && !manageTokenMatches(canceler.token, locked.manageTokenHash)) {
-        throw new UnauthorizedError('invalid_manage_token', 'The manage token is not valid for this subscription.');
+        throw new UnauthorizedError(INVALID_MANAGE_TOKEN.code, INVALID_MANAGE_TOKEN.message);
       }
       const current = locked.subscription;
       if (current.status === 'canceled' || (atPeriodEnd && current.cancelAtPeriodEnd)) {

@@ -103,7 +103,7 @@ describe('subscriptions', () => {
 
       const fixed = await t.http.patch(
         `/subscriptions/plan/${id}/`,
-        { amount: '9.90', interval: 'day' },
+        { amount: '9.90', interval: 'day', seller: sellerId },
         {
           token: manager.access,
         },
@@ -111,6 +111,7 @@ describe('subscriptions', () => {
       expect(fixed.status).toBe(400);
       expect(fixed.body.errors.amount[0]).toMatch(/cannot be changed.*create a new plan/);
       expect(fixed.body.errors.interval).toBeDefined();
+      expect(fixed.body.errors.seller).toEqual(['cannot be changed: a plan belongs to its seller for good']);
 
       const renamed = await t.http.patch(
         `/subscriptions/plan/${id}/`,
@@ -734,10 +735,12 @@ describe('subscriptions', () => {
       const sub = await subscribe(t, await plan());
       const other = await subscribe(t, await plan());
       const before = await subscription(sub.id);
-      for (const token of [undefined, other.manage_token, `smt_${'A'.repeat(43)}`, 'smt_short']) {
+      for (const token of [undefined, other.manage_token, `smt_${'A'.repeat(43)}`, 'smt_short', 'garbage']) {
         const res = await cancel(sub.id, token);
         expect(res.status).toBe(401);
         expect(res.headers.get('www-authenticate')).toBe('Bearer');
+        // A token of no shape the route takes is refused as a wrong manage token is.
+        expect(res.body.code).toBe(token === undefined ? 'not_authenticated' : 'invalid_manage_token');
       }
       expect(await subscription(sub.id)).toEqual(before);
     });

@@ -80,18 +80,13 @@ export class CreateSubscriptionPlanDto {
   active?: boolean;
 }
 
-/** A field that PATCH refuses with a message saying why (the plan's terms never change). */
-function Immutable(): PropertyDecorator {
+const FIXED_TERMS = 'cannot be changed: price, interval, trial and payment types are fixed; create a new plan';
+
+/** A field that PATCH refuses with a message saying why (the plan's terms, and its seller, never change). */
+function Immutable(message = FIXED_TERMS): PropertyDecorator {
   return applyDecorators(
     IsOmittable(),
-    ValidateBy({
-      name: 'immutable',
-      validator: {
-        validate: () => false,
-        defaultMessage: () =>
-          'cannot be changed: price, interval, trial and payment types are fixed; create a new plan',
-      },
-    }),
+    ValidateBy({ name: 'immutable', validator: { validate: () => false, defaultMessage: () => message } }),
   );
 }
 
@@ -120,7 +115,7 @@ export class UpdateSubscriptionPlanDto {
   @ApiHideProperty() @Immutable() interval_count?: unknown;
   @ApiHideProperty() @Immutable() trial_days?: unknown;
   @ApiHideProperty() @Immutable() payment_types?: unknown;
-  @ApiHideProperty() @Immutable() seller?: unknown;
+  @ApiHideProperty() @Immutable('cannot be changed: a plan belongs to its seller for good') seller?: unknown;
 }
 
 export class PlanListQueryDto extends PageQueryDto {
