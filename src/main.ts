@@ -26,6 +26,15 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const base = localBaseUrl(config.host, port);
   log(`Seller Payments API ready in ${Date.now() - started} ms`);
+  if (config.env === 'production' && config.paymentsProcessor === 'sandbox') {
+    // The only processor built in is the sandbox: no real money moves, and its confirm routes let
+    // a seller's own users mark their pix charges and deposits paid.
+    log(
+      'Warning: PAYMENTS_PROCESSOR=sandbox in production: charges and payouts are simulated, and ' +
+        'POST /sandbox/transactions/{id}/confirm/ and /sandbox/deposits/{id}/confirm/ let sellers mark their own payments paid. ' +
+        'Do not take real payments with it.',
+    );
+  }
   log(`  API:  ${base}/`);
   log(`  Docs: ${base}/docs`);
 

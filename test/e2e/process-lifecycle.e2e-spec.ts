@@ -45,6 +45,7 @@ describe('process lifecycle', () => {
         await proxy.start(proxy.port);
         await api.ready();
         expect(api.output()).toMatch(/The database of DATABASE_URL \(.*\) answers now/);
+        expect(api.output()).not.toContain('PAYMENTS_PROCESSOR=sandbox in production');
         api.child.kill('SIGTERM');
         expect(await api.exited).toEqual({ code: 0, signal: null });
       } finally {
@@ -53,6 +54,21 @@ describe('process lifecycle', () => {
         await dropTestDatabase(databaseUrl);
       }
     });
+  });
+
+  it('in production with the sandbox processor, says at start-up that payments are simulated and self-confirmable', async () => {
+    const databaseUrl = await createTestDatabase();
+    const api = await spawnApi({ DATABASE_URL: databaseUrl, NODE_ENV: 'production' });
+    try {
+      await api.ready();
+      expect(api.output()).toMatch(
+        /Warning: PAYMENTS_PROCESSOR=sandbox in production: charges and payouts are simulated, .*Do not take real payments with it\./,
+      );
+    } finally {
+      api.child.kill('SIGKILL');
+      await api.exited;
+      await dropTestDatabase(databaseUrl);
+    }
   });
 
   describe('DATA_DIR', () => {
