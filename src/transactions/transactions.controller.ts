@@ -103,7 +103,7 @@ export class TransactionsController {
   @ApiOperation({
     summary: 'Add a split rule to the transaction',
     description:
-      "Sends part of the transaction to another unified account, as a fixed amount or a percentage of the transaction amount. Unknown recipient: 400 `recipient_not_found`; all rules together above the seller's net: 400 `split_exceeds_net`; voided or declined transaction: 409 `invalid_state`.",
+      "Sends part of the transaction to another unified account, as a fixed amount or a percentage of the transaction amount. A percentage rule is fixed in cents when it is added: that percentage of the amount, rounded half up, each rule on its own. Unknown recipient: 400 `recipient_not_found`; all rules together above the seller's net: 400 `split_exceeds_net`; voided or declined transaction: 409 `invalid_state`.",
   })
   @ApiCreatedResponse({ type: SplitRuleResponseDto })
   @ApiErrorResponses(400, 409, 422)
