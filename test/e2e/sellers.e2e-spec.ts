@@ -90,6 +90,16 @@ describe('sellers', () => {
       { token: superuser.access },
     );
     expect(Object.keys(bad2.body.errors).sort()).toEqual(['developer_account', 'split_participants.Master']);
+    // The Programador share goes to developer_account: a participant of that label would be ignored.
+    const developer = await t.http.patch(
+      `/sellers/${seller}`,
+      { split_participants: { Programador: partner } },
+      { token: superuser.access },
+    );
+    expect(developer.status).toBe(400);
+    expect(developer.body.errors).toEqual({
+      'split_participants.Programador': ['the Programador share goes to developer_account; set that instead'],
+    });
     const cleared = await t.http.patch(`/sellers/${seller}`, { developer_account: null }, { token: superuser.access });
     expect(cleared.body.developer_account).toBeNull();
     expect(

@@ -8,6 +8,7 @@ const MAX_PARTICIPANTS = 50;
 import type { Seller } from '../entities/seller.entity';
 import { EmailField } from '../../common/validation/email.decorator';
 import { IsOneLine } from '../../common/validation/one-line.decorator';
+import { DEVELOPER_LABEL } from '../../split/split-table';
 
 export class CreateSellerDto {
   @ApiProperty({ example: 'Loja Exemplo Ltda' })
@@ -78,7 +79,7 @@ export class UpdateSellerDto {
     type: 'object',
     additionalProperties: { type: 'string', format: 'uuid' },
     example: { Master: '6f1c7c52-5f5e-4d0a-9f35-1b1e9a0f2d11', Agente: '0c8f9d1e-2a3b-4c5d-8e7f-9a0b1c2d3e4f' },
-    description: 'Split-table label → unified account id.',
+    description: 'Split-table label → unified account id (not `Programador`, whose share goes to `developer_account`).',
   })
   @IsOmittable()
   @IsObject()
@@ -89,7 +90,9 @@ export class UpdateSellerDto {
     const problems: Record<string, string> = {};
     for (const [label, account] of entries) {
       if (label.trim() === '' || label.length > 100) problems[label] = 'label must be 1 to 100 characters';
-      else if (typeof account !== 'string' || !isUUID(account))
+      else if (label === DEVELOPER_LABEL) {
+        problems[label] = `the ${DEVELOPER_LABEL} share goes to developer_account; set that instead`;
+      } else if (typeof account !== 'string' || !isUUID(account))
         problems[label] = 'must be the UUID of a unified account';
     }
     return Object.keys(problems).length > 0 ? problems : null;
