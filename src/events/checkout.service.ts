@@ -17,33 +17,24 @@ import { MailService } from '../mail/mail.service';
 import { normaliseDocument } from '../sellers/document';
 import { SellersService } from '../sellers/sellers.service';
 import type { CreateTransactionDto, TransactionResponseDto } from '../transactions/dto/transaction.dto';
-import { boletoPayableUntil, dateInDays } from '../transactions/processor/payment-processor';
 import { TransactionSettlementListener, TransactionSettlements } from '../transactions/transaction-settlements';
 import { ChargeOptions, TransactionsService } from '../transactions/transactions.service';
 import { recordEvent } from '../webhooks/outbox';
 import type { CheckoutDto, CheckoutOrderDto } from './dto/checkout.dto';
 import type { PublicTicketedEventDto } from './dto/ticketed-event.dto';
 import { EventOrderRow, EventOrdersRepository, FullOrder, NewOrder, OrderItemRow } from './event-orders.repository';
-import { salesOpen, toCheckoutOrderView, toEventOrderView, toPublicEventView } from './event-views';
+import {
+  holdUntil,
+  paymentTypesOffered,
+  salesOpen,
+  toCheckoutOrderView,
+  toEventOrderView,
+  toPublicEventView,
+} from './event-views';
 import { available, CHECKOUT_EXPIRED, pendingOrderOutcome, settlementAction } from './order-state';
 import { newTicketCode } from './ticket-code';
 import { eventNotFound } from './ticketed-events.service';
 import { isOversold, TicketedEventRow, TicketedEventsRepository, TicketTypeRow } from './ticketed-events.repository';
-
-/** In how many days a checkout's boleto is due. */
-const BOLETO_DAYS = 3;
-
-/**
- * How long a pending order holds its seats (API.md section 10.1): a pix 30 minutes; a boleto 3
- * days, to the end (UTC) of the day its boleto is due, until when the boleto can be paid. A card
- * charge answers at once; its order only stays pending when the charge's outcome is unknown (or
- * the process died during it): released when the charge is settled, or after 30 minutes.
- */
-export function holdUntil(paymentType: string, now: Date): Date {
-  return paymentType === 'boleto'
-    ? boletoPayableUntil(dateInDays(BOLETO_DAYS, now))
-    : new Date(now.getTime() + 30 * 60_000);
-}
 
 const EXPIRE_JOB = 'events.expire-orders';
 const VOID_CHARGE_JOB = 'events.void-unfulfillable-charge';
@@ -417,8 +408,14 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
   ): Promise<CreateTransactionDto> {
     const problems: FieldErrors = {};
     const { payment, buyer } = input;
-    if (!event.paymentTypes.includes(payment.type)) {
-      problems['payment.type'] = [`must be one of ${event.paymentTypes.join(', ')} for this event`];
+    const offered = paymentTypesOffered(event, new Date());
+    if (!offered.includes(payment.type)) {
+      problems['payment.type'] = [
+        event.paymentTypes.includes(payment.type)
+          ? `${payment.type} can no longer be paid before the event starts` +
+            (offered.length > 0 ? `; pay by ${offered.join(', ').replace(/, ([^,]*)$/, ' or $1')}` : '')
+          : `must be one of ${event.paymentTypes.join(', ')} for this event`,
+      ];
     }
     if ((payment.installments ?? 1) > event.maxInstallments) {
       problems['payment.installments'] = [`must be at most ${event.maxInstallments} for this event`];

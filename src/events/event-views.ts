@@ -1,8 +1,34 @@
 import { formatMoney } from '../common/money/money';
+import { boletoPayableUntil, dateInDays } from '../transactions/processor/payment-processor';
+import type { PaymentType } from '../split/table';
 import type { CheckoutOrderDto, EventOrderDto } from './dto/checkout.dto';
 import type { PublicTicketedEventDto, TicketedEventResponseDto } from './dto/ticketed-event.dto';
 import type { FullOrder } from './event-orders.repository';
 import type { TicketedEventRow, TicketTypeRow } from './ticketed-events.repository';
+
+/** In how many days a checkout's boleto is due. */
+const BOLETO_DAYS = 3;
+
+/**
+ * How long a pending order holds its seats (API.md section 10.1): a pix 30 minutes; a boleto 3
+ * days, to the end (UTC) of the day its boleto is due, until when the boleto can be paid. A card
+ * charge answers at once; its order only stays pending when the charge's outcome is unknown (or
+ * the process died during it): released when the charge is settled, or after 30 minutes.
+ */
+export function holdUntil(paymentType: string, now: Date): Date {
+  return paymentType === 'boleto'
+    ? boletoPayableUntil(dateInDays(BOLETO_DAYS, now))
+    : new Date(now.getTime() + 30 * 60_000);
+}
+
+/**
+ * The event's payment types a checkout can use at `now`: a boleto only while it would be paid
+ * (or its seats released) before the event starts, so that no ticket is issued for an event
+ * under way or over. Pix and cards answer within minutes.
+ */
+export function paymentTypesOffered(event: TicketedEventRow, now: Date): PaymentType[] {
+  return event.paymentTypes.filter((type) => type !== 'boleto' || holdUntil(type, now) <= event.startsAt);
+}
 
 /** Published and within its sales window at `now`. */
 export function salesOpen(event: TicketedEventRow, now: Date): boolean {
@@ -60,7 +86,7 @@ export function toPublicEventView(
       available: t.quantity - t.sold - t.held,
       max_per_order: t.maxPerOrder,
     })),
-    payment_types: event.paymentTypes,
+    payment_types: paymentTypesOffered(event, now),
     max_installments: event.maxInstallments,
     sales_start_at: event.salesStartAt.toISOString(),
     sales_end_at: event.salesEndAt.toISOString(),

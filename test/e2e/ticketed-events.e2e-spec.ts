@@ -249,6 +249,35 @@ describe('ticketed events and checkout', () => {
     expect(rows).toEqual([{ payable_until: dueDayEnd }]);
   });
 
+  it('boleto is not offered once its hold would outlast the start of the event: no ticket for an event under way', async () => {
+    const hour = 3_600_000;
+    const soon = await newEvent({
+      starts_at: new Date(Date.now() + 48 * hour).toISOString(),
+      ends_at: new Date(Date.now() + 50 * hour).toISOString(),
+      sales_end_at: new Date(Date.now() + 47 * hour).toISOString(),
+    });
+    const page = await t.http.get(`/event/event/${soon.id}/`);
+    expect(page.body.payment_types).toEqual(['credit', 'debit', 'pix']);
+    const orders = await orderCount();
+    const res = await checkout(
+      soon.id,
+      checkoutBody([{ ticket_type: soon.ticket_types[0].id, quantity: 1 }], { type: 'boleto' }),
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual({
+      'payment.type': ['boleto can no longer be paid before the event starts; pay by credit, debit or pix'],
+    });
+    expect(await orderCount()).toBe(orders);
+    // The seller's own view keeps the event's payment types as set.
+    const own = await t.http.get(`/event/event/?seller=${seller.sellerId}`, { token: superuser.access });
+    expect(own.body.results.find((e: { id: string }) => e.id === soon.id).payment_types).toEqual([
+      'credit',
+      'debit',
+      'pix',
+      'boleto',
+    ]);
+  });
+
   it('pix expiry: the job voids the unpaid charge, the order expires and its seats are released', async () => {
     const event = await newEvent();
     const [pista] = event.ticket_types;

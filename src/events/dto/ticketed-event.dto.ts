@@ -327,7 +327,13 @@ export class PublicTicketedEventDto {
   @ApiProperty() venue: string;
   @ApiProperty({ type: PublicSellerDto }) seller: PublicSellerDto;
   @ApiProperty({ type: [PublicTicketTypeDto] }) ticket_types: PublicTicketTypeDto[];
-  @ApiProperty({ enum: PAYMENT_TYPES, isArray: true }) payment_types: PaymentType[];
+  @ApiProperty({
+    enum: PAYMENT_TYPES,
+    isArray: true,
+    description:
+      "The event's payment types a checkout can use now: boleto only while it would be paid (or its seats released) before the event starts.",
+  })
+  payment_types: PaymentType[];
   @ApiProperty({ minimum: 1, maximum: 12 }) max_installments: number;
   @ApiProperty({ format: 'date-time' }) sales_start_at: string;
   @ApiProperty({ format: 'date-time' }) sales_end_at: string;
