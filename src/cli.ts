@@ -117,6 +117,7 @@ program
   .action(async (options: { now?: string }) => {
     const now = asOf(options.now);
     await withApplication(async (app) => {
+      notAheadInProduction(app, now);
       const summary = await app.get(SubscriptionRenewals).run(now);
       console.log(
         `Renewals as of ${now.toISOString()}: ${summary.charged} charged, ${summary.declined} declined, ` +
@@ -138,6 +139,7 @@ program
   .action(async (options: { now?: string }) => {
     const now = asOf(options.now);
     await withApplication(async (app) => {
+      notAheadInProduction(app, now);
       const expired = await app.get(CheckoutService).expireDue(now);
       console.log(`Event orders expired as of ${now.toISOString()}: ${expired}.`);
     });
@@ -168,6 +170,16 @@ function asOf(now: string | undefined): Date {
   const parsed = parseDateTime(now);
   if (!parsed) throw new Error('--now must be an ISO 8601 time, e.g. 2027-03-31T12:00:00Z');
   return parsed;
+}
+
+/**
+ * A job run as of a later time charges or expires ahead of time (a subscription billed early, a
+ * pix order released while its buyer pays): tests do that on purpose, a production database never.
+ */
+function notAheadInProduction(app: INestApplicationContext, now: Date): void {
+  if (app.get<AppConfig>(APP_CONFIG).env === 'production' && now.getTime() > Date.now()) {
+    throw new Error('--now must not be later than the current time with NODE_ENV=production');
+  }
 }
 
 function readJsonFile(file: string): unknown {

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
 import { createApp, stopApp } from './app.factory';
 import { ConfigError, localBaseUrl } from './config/config';
 import { listenError } from './config/listen-error';
@@ -29,8 +30,8 @@ async function main(): Promise<void> {
   if (config.env === 'production' && config.paymentsProcessor === 'sandbox') {
     // The only processor built in is the sandbox: no real money moves, and its confirm routes let
     // a seller's own users mark their pix charges and deposits paid.
-    log(
-      'Warning: PAYMENTS_PROCESSOR=sandbox in production: charges and payouts are simulated, and ' +
+    new Logger('Startup').warn(
+      'PAYMENTS_PROCESSOR=sandbox in production: charges and payouts are simulated, and ' +
         'POST /sandbox/transactions/{id}/confirm/ and /sandbox/deposits/{id}/confirm/ let sellers mark their own payments paid. ' +
         'Do not take real payments with it.',
     );

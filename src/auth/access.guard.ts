@@ -7,7 +7,7 @@ import { bearerToken } from './bearer';
 import { AuthenticationGuard } from './authentication.guard';
 import { AuthorizationService } from './authorization.service';
 import type { AuthenticatedRequest } from './principal';
-import { API_KEY_SHAPE, JWT_SHAPE } from './token-shape';
+import { isSessionOrKeyShaped } from './token-shape';
 
 /**
  * The global, default-deny guard. A route states its access with `@Public()` or
@@ -36,7 +36,7 @@ export class AccessGuard implements CanActivate {
     const handlerVerified = rule.handlerVerifiedToken;
     if (bearer && handlerVerified) {
       if (handlerVerified.shape.test(bearer)) return true;
-      if (!JWT_SHAPE.test(bearer) && !API_KEY_SHAPE.test(bearer)) {
+      if (!isSessionOrKeyShaped(bearer)) {
         throw new UnauthorizedError(handlerVerified.invalid.code, handlerVerified.invalid.message);
       }
     }

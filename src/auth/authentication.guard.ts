@@ -4,7 +4,7 @@ import { UnauthorizedError } from '../common/errors/api-error';
 import { bearerToken } from './bearer';
 import type { AuthenticatedRequest } from './principal';
 import { JwtStrategy } from './strategies/jwt.strategy';
-import { API_KEY_SHAPE, JWT_SHAPE } from './token-shape';
+import { isSessionOrKeyShaped } from './token-shape';
 
 /**
  * Authentication: one injectable guard over the `jwt` and `api-key` strategies. Each strategy
@@ -24,7 +24,7 @@ export class AuthenticationGuard extends AuthGuard(['jwt', 'api-key']) {
     if (!header) throw new UnauthorizedError('not_authenticated', 'Send a bearer token in the Authorization header.');
     const token = bearerToken(header);
     if (!token) throw new UnauthorizedError('invalid_token', 'The Authorization header must be "Bearer <token>".');
-    if (!JWT_SHAPE.test(token) && !API_KEY_SHAPE.test(token)) {
+    if (!isSessionOrKeyShaped(token)) {
       throw new UnauthorizedError('invalid_token', 'The bearer token is neither a JWT nor an API key.');
     }
     // The API key strategy (passport-http-bearer) splits the header on one space: it gets the

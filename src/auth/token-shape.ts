@@ -5,6 +5,11 @@ import type { TokenClaims, TokenType } from './tokens.service';
 export const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 export const API_KEY_SHAPE = UUID_SHAPE;
 
+/** Whether a bearer token has the shape of a session (JWT) or of an API key: one the guard authenticates. */
+export function isSessionOrKeyShaped(token: string): boolean {
+  return JWT_SHAPE.test(token) || API_KEY_SHAPE.test(token);
+}
+
 /** How far in the future a token's `iat` may be (clocks of several API processes drift a little). */
 const CLOCK_SKEW_SECONDS = 60;
 

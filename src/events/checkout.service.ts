@@ -105,14 +105,16 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     const { event, types } = await this.publishedEvent(eventId);
     const resumed = resumedResource();
     if (resumed) return this.resume(event, resumed, input);
-    if (!salesOpen(event, new Date())) {
+    // One clock for the whole checkout: what is offered now and how long the order holds its seats.
+    const now = new Date();
+    if (!salesOpen(event, now)) {
       throw new ConflictError('sales_closed', 'Ticket sales for this event are closed or not open yet.');
     }
     const { items, amount } = checkItems(input, types);
     // The order's id is its charge's reference. A hold the database refused wrote nothing, so a
     // new attempt places the order again under the same id.
     const id = randomUUID();
-    const charge = await this.checkPayment(event, input, amount, id);
+    const charge = await this.checkPayment(event, input, amount, id, now);
     // Too few seats left as this request read the event: refused without locking the seat rows.
     const short = items.find((item) => seatsLeftOf(types, item.ticketTypeId) < item.quantity);
     if (short) throw notEnoughSeats(short, seatsLeftOf(types, short.ticketTypeId));
@@ -126,7 +128,7 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
       buyerName: input.buyer.name,
       buyerEmail: input.buyer.email,
       buyerDocument: charge.customer!.document!,
-      expiresAt: holdUntil(input.payment.type, new Date()),
+      expiresAt: holdUntil(input.payment.type, now),
     };
     const key = heldIdempotencyKey();
     for (let attempt = 1; ; attempt++) {
@@ -191,7 +193,8 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     const placed = { orderId, event, items, settled: null };
     const resumeOf = await this.chargeOf(order);
     try {
-      const charge = await this.checkPayment(event, input, order.amount, orderId);
+      // Checked as of the order's placing: its hold was fixed then, and a retry does not change it.
+      const charge = await this.checkPayment(event, input, order.amount, orderId, order.createdAt);
       return await this.charge(placed, order, charge, { resumeOf, payableUntil: order.expiresAt });
     } catch (error) {
       // Refused before any charge existed (a 4xx: the event no longer takes this payment type, the
@@ -270,24 +273,24 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
    * Releases the seats of pending orders unpaid at `now`. An order with a charge has the
    * charge voided (the settlement then releases the order, in the void's transaction); an
    * order left without a charge (placed by a build that wrote the two apart) is released here.
-   * Batch after batch, until one is not full or expires nothing (its orders all failed: they
-   * are tried again on the next run). Answers how many orders it expired.
+   * Every order due is tried once per run, in batches in the order they fell due (after the
+   * last one tried, so that one that cannot be expired now holds up none behind it; it is tried
+   * again on the next run). Answers how many orders it expired.
    */
   async expireDue(now: Date): Promise<number> {
     let expired = 0;
+    let after: EventOrderRow | null = null;
     for (;;) {
-      const due = await this.orders.duePending(now, EXPIRY_BATCH);
-      let expiredNow = 0;
+      const due = await this.orders.duePending(now, EXPIRY_BATCH, after);
       for (const order of due) {
         try {
-          if (await this.expire(order)) expiredNow++;
+          if (await this.expire(order)) expired++;
         } catch (error) {
-          // One order that cannot be expired now never holds up the others' seats: tried again next run.
           this.logger.error({ err: error, order: order.id }, 'Could not expire an order; tried again later');
         }
       }
-      expired += expiredNow;
-      if (due.length < EXPIRY_BATCH || expiredNow === 0) return expired;
+      if (due.length < EXPIRY_BATCH) return expired;
+      after = due[due.length - 1];
     }
   }
 
@@ -405,15 +408,16 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     input: CheckoutDto,
     amount: Cents,
     orderId: string,
+    placedAt: Date,
   ): Promise<CreateTransactionDto> {
     const problems: FieldErrors = {};
     const { payment, buyer } = input;
-    const offered = paymentTypesOffered(event, new Date());
+    const offered = paymentTypesOffered(event, placedAt);
     if (!offered.includes(payment.type)) {
       problems['payment.type'] = [
         event.paymentTypes.includes(payment.type)
-          ? `${payment.type} can no longer be paid before the event starts` +
-            (offered.length > 0 ? `; pay by ${offered.join(', ').replace(/, ([^,]*)$/, ' or $1')}` : '')
+          ? // Something else is offered: sales are closed (409) when nothing is.
+            `${payment.type} can no longer be paid before the event starts; pay by ${offered.join(', ').replace(/, ([^,]*)$/, ' or $1')}`
           : `must be one of ${event.paymentTypes.join(', ')} for this event`,
       ];
     }

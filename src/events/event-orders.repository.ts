@@ -241,11 +241,12 @@ export class EventOrdersRepository {
   }
 
   /** Pending orders due at `now`, oldest first (the expiry job's work list). */
-  async duePending(now: Date, limit: number): Promise<EventOrderRow[]> {
+  async duePending(now: Date, limit: number, after: { expiresAt: Date; id: string } | null): Promise<EventOrderRow[]> {
     const rows: EventOrderRow[] = await this.dataSource.query(
       `SELECT ${ORDER_COLUMNS} FROM event_orders WHERE status = 'pending' AND expires_at <= $1
-       ORDER BY expires_at LIMIT $2`,
-      [now, limit],
+         AND ($3::timestamptz IS NULL OR (expires_at, id) > ($3::timestamptz, $4::uuid))
+       ORDER BY expires_at, id LIMIT $2`,
+      [now, limit, after?.expiresAt ?? null, after?.id ?? null],
     );
     return rows.map(toOrder);
   }

@@ -30,9 +30,14 @@ export function paymentTypesOffered(event: TicketedEventRow, now: Date): Payment
   return event.paymentTypes.filter((type) => type !== 'boleto' || holdUntil(type, now) <= event.startsAt);
 }
 
-/** Published and within its sales window at `now`. */
+/** Published, within its sales window at `now`, and with a payment type a checkout can use then. */
 export function salesOpen(event: TicketedEventRow, now: Date): boolean {
-  return event.status === 'published' && event.salesStartAt <= now && now < event.salesEndAt;
+  return (
+    event.status === 'published' &&
+    event.salesStartAt <= now &&
+    now < event.salesEndAt &&
+    paymentTypesOffered(event, now).length > 0
+  );
 }
 
 export function toEventView(event: TicketedEventRow, types: TicketTypeRow[], now: Date): TicketedEventResponseDto {

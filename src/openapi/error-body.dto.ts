@@ -37,7 +37,7 @@ export class ErrorBodyDto {
 
   @ApiPropertyOptional({
     format: 'uuid',
-    description: 'The ticket type short of seats (`sold_out`, `not_enough_tickets`).',
+    description: 'The ticket type short of seats (`sold_out`, `not_enough_tickets` when one is).',
     example: '3fa85f64-5717-4562-b3fc-2c963f66afa6',
   })
   ticket_type?: string;

@@ -7,8 +7,8 @@ import type { TransactionResponseDto } from './dto/transaction.dto';
  * by its pix payment, a subscription activated by its first charge). Called inside the
  * database transaction that changed the status, after the change and its events, so both commit
  * or neither, and a webhook consumer hears of the transaction's change before of what follows
- * from it (`transaction.approved`, then `checkout.completed`). A listener's own writes are then
- * the transaction's last: the checkout's move of a hot seat row goes right before COMMIT.
+ * from it (`transaction.approved`, then `checkout.completed`). A listener's own writes then come
+ * after the transaction's: a checkout's move of a hot seat row goes as late as it can, with the COMMIT.
  */
 export interface TransactionSettlementListener {
   /** The transaction as the API shows it after the change; `previous` is its status before. */

@@ -107,6 +107,7 @@ export class TransactionsRepository {
     const { text, values } = this.transactionRows.update(changes, 1, this.updateSql);
     // TypeORM answers an UPDATE as [rows, affected].
     const [rows]: [Array<Record<string, unknown>>, number] = await manager.query(text, [id, ...values]);
+    if (rows.length === 0) throw new Error(`No transaction ${id} to update (its caller holds its row lock)`);
     return this.transactionRows.map(rows[0]);
   }
 

@@ -62,7 +62,7 @@ describe('process lifecycle', () => {
     try {
       await api.ready();
       expect(api.output()).toMatch(
-        /Warning: PAYMENTS_PROCESSOR=sandbox in production: charges and payouts are simulated, .*Do not take real payments with it\./,
+        /"level":40,.*"msg":"PAYMENTS_PROCESSOR=sandbox in production: charges and payouts are simulated, .*Do not take real payments with it\."/,
       );
     } finally {
       api.child.kill('SIGKILL');

@@ -276,6 +276,23 @@ describe('ticketed events and checkout', () => {
       'pix',
       'boleto',
     ]);
+    // An event sold by boleto only: its sales close then.
+    const boletoOnly = await newEvent({
+      starts_at: new Date(Date.now() + 48 * hour).toISOString(),
+      ends_at: new Date(Date.now() + 50 * hour).toISOString(),
+      sales_end_at: new Date(Date.now() + 47 * hour).toISOString(),
+      payment_types: ['boleto'],
+    });
+    expect((await t.http.get(`/event/event/${boletoOnly.id}/`)).body).toMatchObject({
+      payment_types: [],
+      sales_open: false,
+    });
+    const closed = await checkout(
+      boletoOnly.id,
+      checkoutBody([{ ticket_type: boletoOnly.ticket_types[0].id, quantity: 1 }], { type: 'boleto' }),
+    );
+    expect(closed.status).toBe(409);
+    expect(closed.body.code).toBe('sales_closed');
   });
 
   it('pix expiry: the job voids the unpaid charge, the order expires and its seats are released', async () => {
@@ -383,6 +400,16 @@ describe('ticketed events and checkout', () => {
 
     const wrong = await cliProcess(t.databaseUrl, ['orders:expire', '--now', 'tomorrow']).done;
     expect(wrong).toMatchObject({ code: 1, output: expect.stringContaining('--now must be an ISO 8601 time') });
+    // A production database is never run ahead of time.
+    const ahead = await cliProcess(
+      t.databaseUrl,
+      ['orders:expire', '--now', new Date(Date.now() + 3_600_000).toISOString()],
+      { NODE_ENV: 'production' },
+    ).done;
+    expect(ahead).toMatchObject({
+      code: 1,
+      output: expect.stringContaining('--now must not be later than the current time with NODE_ENV=production'),
+    });
   });
 
   it('check-in admits a ticket once; other events, unknown codes and unpaid orders answer 404', async () => {

@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../src/config/paths';
 import { TEST_JWT_SECRET } from './test-app';
 
-/** `npm run cli -- <args>` on the database as a real process (sources compiled as they load). */
+/** `npm run cli -- <args>` on the database as a real process (sources compiled as they load); `env` adds settings. */
 export function cliProcess(
   databaseUrl: string,
   args: string[],
+  env: Record<string, string> = {},
 ): { child: ChildProcess; done: Promise<{ code: number | null; output: string }> } {
   const child = spawn(
     process.execPath,
@@ -19,6 +20,7 @@ export function cliProcess(
         JWT_SECRET: TEST_JWT_SECRET,
         LOG_LEVEL: 'warn',
         NODE_ENV: 'test',
+        ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },

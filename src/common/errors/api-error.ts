@@ -23,7 +23,7 @@ export class ApiError extends Error {
 export interface ErrorDetails {
   /** The record concerned, when the error names one (idempotency_secret_not_replayable). */
   id?: string;
-  /** The ticket type short of seats (sold_out, not_enough_tickets). */
+  /** The ticket type short of seats (sold_out, not_enough_tickets when one is). */
   ticket_type?: string;
   /** The seats of that ticket type left (sold_out, not_enough_tickets). */
   available?: number;
