@@ -325,11 +325,11 @@ export class SubscriptionsService {
   private async publicView(subscription: Subscription): Promise<PublicSubscriberResponseDto> {
     const plan = (await this.repo.findPlan(subscription.planId))!;
     const seller = await this.sellers.find(plan.sellerId);
-    return PublicSubscriberResponseDto.of(
-      subscription,
-      PublicPlanResponseDto.of(plan, seller.name),
-      await this.repo.chargesOf(subscription.id),
-    );
+    const charges = await this.repo.chargesOf(subscription.id);
+    // Only a pix charge waits for payment: its code, for a page whose subscribe answer was lost.
+    const open = charges.find((c) => c.status === 'pending' && c.transactionId !== null);
+    const pix = open ? (await this.transactions.get(subscription.sellerId, open.transactionId!)).pix : null;
+    return PublicSubscriberResponseDto.of(subscription, PublicPlanResponseDto.of(plan, seller.name), charges, pix);
   }
 
   /** The plan, if the principal manages subscriptions of its seller; otherwise it does not exist for them. */

@@ -243,10 +243,12 @@ describe('subscriptions', () => {
       expect(sub.pix?.qr_code).toMatch(/^000201/);
       // The code can be paid for as long as the subscription waits for it (a day), not the processor's default.
       expect(Date.parse(sub.pix!.expires_at)).toBe(Date.parse(sub.next_charge_at!));
-      expect((await subscriber(sub.id)).body.status).toBe('incomplete');
+      // The public page shows the pix to pay while it waits (a page whose subscribe answer was lost).
+      expect((await subscriber(sub.id)).body).toMatchObject({ status: 'incomplete', pix: sub.pix });
       expect((await confirmPix(sub.transaction!)).status).toBe(200);
       const view = (await subscriber(sub.id)).body;
       expect(view.status).toBe('active');
+      expect(view.pix).toBeNull();
       expect(view.charges[0]).toMatchObject({ status: 'approved' });
       expect(await events(sub.id)).toEqual(['subscription.created', 'subscription.charged']);
     });
@@ -526,6 +528,7 @@ describe('subscriptions', () => {
 
       await renew(after(due, DAY));
       expect((await subscription(sub.id)).status).toBe('past_due');
+      expect((await subscriber(sub.id)).body.pix).toEqual(pix);
       expect((await confirmPix(renewal.id)).status).toBe(200);
       const view = (await subscriber(sub.id)).body;
       expect(view.status).toBe('active');

@@ -231,8 +231,21 @@ export class PublicSubscriberResponseDto {
   @ApiProperty(nullableDateTime) canceled_at: string | null;
   @ApiProperty({ type: [SubscriberChargeDto], description: 'Charges, oldest first.' })
   charges: SubscriberChargeDto[];
+  @ApiProperty({
+    type: PixChargeDto,
+    nullable: true,
+    description:
+      "The pix to pay now: the open charge of a pix subscription (incomplete, or a renewal's due), else null.",
+  })
+  pix: PixChargeDto | null;
 
-  static of(s: Subscription, plan: PublicPlanResponseDto, charges: SubscriptionCharge[]): PublicSubscriberResponseDto {
+  /** `pix`: the open pix charge's payment data, if any. */
+  static of(
+    s: Subscription,
+    plan: PublicPlanResponseDto,
+    charges: SubscriptionCharge[],
+    pix: PixChargeDto | null,
+  ): PublicSubscriberResponseDto {
     return {
       id: s.id,
       status: s.status,
@@ -253,6 +266,7 @@ export class PublicSubscriberResponseDto {
           period_start: c.periodStart.toISOString(),
           created_at: c.createdAt.toISOString(),
         })),
+      pix,
     };
   }
 }
