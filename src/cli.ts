@@ -18,6 +18,9 @@ import { APP_CONFIG, AppConfig, ConfigError, localBaseUrl } from './config/confi
 import { prepareRuntime } from './runtime';
 import { SubscriptionRenewals } from './subscriptions/subscription-renewals.service';
 
+/** The `--now` option of the jobs run once (see runAsOf). */
+const AS_OF = 'the time to run as of (ISO 8601), default the current time';
+
 /** The admin command line: `npm run cli -- <command>`. */
 const program = new Command()
   .name('npm run cli --')
@@ -113,11 +116,9 @@ program
 program
   .command('subscriptions:renew')
   .description('run the subscription renewal job once: charge, retry, expire and cancel what is due as of --now')
-  .option('--now <iso>', 'the time to run as of (ISO 8601), default the current time')
-  .action(async (options: { now?: string }) => {
-    const now = asOf(options.now);
-    await withApplication(async (app) => {
-      notAheadInProduction(app, now);
+  .option('--now <iso>', AS_OF)
+  .action((options: { now?: string }) =>
+    runAsOf(options.now, async (app, now) => {
       const summary = await app.get(SubscriptionRenewals).run(now);
       console.log(
         `Renewals as of ${now.toISOString()}: ${summary.charged} charged, ${summary.declined} declined, ` +
@@ -127,23 +128,21 @@ program
           `${summary.recovered} interrupted charges recovered, ${summary.errors} errors.`,
       );
       if (summary.errors > 0) process.exitCode = 1;
-    });
-  });
+    }),
+  );
 
 program
   .command('orders:expire')
   .description(
     'run the event order expiry job once: pending orders whose expires_at has passed as of --now expire, their charges are voided and their seats released',
   )
-  .option('--now <iso>', 'the time to run as of (ISO 8601), default the current time')
-  .action(async (options: { now?: string }) => {
-    const now = asOf(options.now);
-    await withApplication(async (app) => {
-      notAheadInProduction(app, now);
+  .option('--now <iso>', AS_OF)
+  .action((options: { now?: string }) =>
+    runAsOf(options.now, async (app, now) => {
       const expired = await app.get(CheckoutService).expireDue(now);
       console.log(`Event orders expired as of ${now.toISOString()}: ${expired}.`);
-    });
-  });
+    }),
+  );
 
 program
   .command('openapi')
@@ -164,22 +163,23 @@ program
     }
   });
 
-/** The time a job runs as of: `--now`, or the current time. */
-function asOf(now: string | undefined): Date {
-  if (now === undefined) return new Date();
-  const parsed = parseDateTime(now);
-  if (!parsed) throw new Error('--now must be an ISO 8601 time, e.g. 2027-03-31T12:00:00Z');
-  return parsed;
-}
-
 /**
- * A job run as of a later time charges or expires ahead of time (a subscription billed early, a
- * pix order released while its buyer pays): tests do that on purpose, a production database never.
+ * Runs a job with the application's services as of `--now` (the current time without it). A job
+ * run as of a later time charges or expires ahead of time (a subscription billed early, a pix
+ * order released while its buyer pays): tests do that on purpose, a production database never.
  */
-function notAheadInProduction(app: INestApplicationContext, now: Date): void {
-  if (app.get<AppConfig>(APP_CONFIG).env === 'production' && now.getTime() > Date.now()) {
-    throw new Error('--now must not be later than the current time with NODE_ENV=production');
-  }
+async function runAsOf(
+  option: string | undefined,
+  job: (app: INestApplicationContext, now: Date) => Promise<void>,
+): Promise<void> {
+  const now = option === undefined ? new Date() : parseDateTime(option);
+  if (!now) throw new Error('--now must be an ISO 8601 time, e.g. 2027-03-31T12:00:00Z');
+  await withApplication(async (app) => {
+    if (app.get<AppConfig>(APP_CONFIG).env === 'production' && now.getTime() > Date.now()) {
+      throw new Error('--now must not be later than the current time with NODE_ENV=production');
+    }
+    await job(app, now);
+  });
 }
 
 function readJsonFile(file: string): unknown {
