@@ -276,11 +276,6 @@ export class SubscriptionsService {
         permission: 'subscriptions.manage',
         hiddenAs: subscriptionNotFound(),
       });
-    } else if (!atPeriodEnd) {
-      throw new ForbiddenError(
-        'subscriber_cancels_at_period_end',
-        'A subscriber cancels at the end of the paid period; only the seller can cancel now.',
-      );
     }
     const now = new Date();
     const subscription = await this.dataSource.transaction(async (manager) => {
@@ -292,8 +287,17 @@ export class SubscriptionsService {
       const charge = pix ? await this.transactions.lockForVoid(manager, found.sellerId, pix) : null;
       const locked = await this.repo.lockSubscription(manager, id);
       if (!locked) throw subscriptionNotFound();
-      if (canceler.kind === 'subscriber' && !manageTokenMatches(canceler.token, locked.manageTokenHash)) {
-        throw new UnauthorizedError(INVALID_MANAGE_TOKEN.code, INVALID_MANAGE_TOKEN.message);
+      if (canceler.kind === 'subscriber') {
+        // The token first: a request without the right one learns nothing of what it may do.
+        if (!manageTokenMatches(canceler.token, locked.manageTokenHash)) {
+          throw new UnauthorizedError(INVALID_MANAGE_TOKEN.code, INVALID_MANAGE_TOKEN.message);
+        }
+        if (!atPeriodEnd) {
+          throw new ForbiddenError(
+            'subscriber_cancels_at_period_end',
+            'A subscriber cancels at the end of the paid period; only the seller can cancel now.',
+          );
+        }
       }
       const current = locked.subscription;
       if (current.status === 'canceled' || (atPeriodEnd && current.cancelAtPeriodEnd)) {
