@@ -75,6 +75,10 @@ describe('Idempotency-Key on money routes', () => {
     expect(other.body.code).toBe('idempotency_key_reused');
     const otherRoute = await charge({}, 'rule-key', `${path()}/${a}/void/`);
     expect(otherRoute.status).toBe(422);
+    // Encoded twice, the id reaches the route as a literal `%2D` spelling: no transaction, not a replay of a's rule.
+    const twice = await charge(rule, 'rule-key', `${path()}/${a.replace(/-/g, '%252D')}/split/`);
+    expect(twice.status).toBe(422);
+    expect(twice.headers.get('idempotent-replayed')).toBeNull();
     expect(await count(`SELECT count(*)::int AS n FROM transaction_split_rules WHERE transaction_id = $1`, [b])).toBe(
       0,
     );

@@ -24,15 +24,13 @@ export type BeginResult =
   | { kind: 'proceed'; ref: KeyRef; resumeOf: string | null }
   | { kind: 'replay'; status: number; body: unknown; sellerChecks: SellerAuthorization[] };
 
-/** A path parameter in one spelling: percent-decoded, UUIDs lower-cased. */
+/**
+ * A path parameter in one spelling: UUIDs lower-cased. The router has percent-decoded it once
+ * already; decoding it again would give `%252D` (a literal `%2D`, which names no record) the
+ * fingerprint of `-`, and so another record's answer.
+ */
 export function canonicalParam(value: string): string {
-  let decoded = value;
-  try {
-    decoded = decodeURIComponent(value);
-  } catch {
-    // not percent-encoded text: keep it as it came
-  }
-  return isUuid(decoded) ? decoded.toLowerCase() : decoded;
+  return isUuid(value) ? value.toLowerCase() : value;
 }
 
 /**
