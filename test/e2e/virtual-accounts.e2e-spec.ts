@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { DepositsService } from '../../src/virtual-accounts/deposits.service';
 import { LedgerRepository } from '../../src/virtual-accounts/ledger.repository';
 import { MatrixWorld, matrixWorld, RouteCase, sellerRoute, itAnswersEveryCaller } from '../support/auth-matrix';
-import { createUser, TestUser } from '../support/identity';
+import { createUser, grant, TestUser } from '../support/identity';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /** Virtual accounts (spec 2.6, 4.5; API.md section 9). The payout job runs in this app. */
@@ -239,6 +239,18 @@ describe('virtual accounts', () => {
       );
       expect(refused.status).toBe(403);
       expect(refused.body.code).toBe('superuser_required');
+      // A refusal for the caller's rights does not use up the key: made superuser, the same key acts.
+      const b = await subaccount();
+      const clerk = await createUser(t);
+      await grant(t, superuser, seller, clerk, ['virtualaccounts.operate', 'virtualaccounts.view']);
+      const byHand = { amount: '1.00', method: 'manual', reason: 'Wire 7' };
+      const before = await act(b, 'deposit', byHand, { 'idempotency-key': 'by-hand' }, clerk.access);
+      expect(before.body.code).toBe('superuser_required');
+      await t.http.patch(`/users/${clerk.id}/`, { is_superuser: true }, { token: superuser.access });
+      const after = await act(b, 'deposit', byHand, { 'idempotency-key': 'by-hand' }, clerk.access);
+      expect(after.status).toBe(201);
+      expect(after.headers.get('idempotent-replayed')).toBeNull();
+      expect(await balance(b)).toBe('1.00');
       const noReason = await act(a, 'deposit', { amount: '500.00', method: 'manual' });
       expect(noReason.status).toBe(400);
       expect(Object.keys(noReason.body.errors)).toEqual(['reason']);

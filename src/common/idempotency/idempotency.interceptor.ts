@@ -128,8 +128,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
   /**
    * A client error is the request's answer and is kept; a server failure frees the key for a
-   * retry, and so does a request refused as invalid (400 `validation_failed`): nothing began, and
-   * the corrected request may come back with the same key.
+   * retry, and so does a request refused as invalid (400 `validation_failed`) or for the caller's
+   * rights (401, 403, wherever raised): nothing began, and the corrected request, or the same one
+   * once the caller has the right, may come back with the same key.
    */
   private async settleFailure(
     claim: IdempotencyClaim,
@@ -139,7 +140,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
   ): Promise<never> {
     if (!claim.answered) {
       const response = toErrorResponse(error, String(request.id));
-      const freed = response.status >= 500 || claim.provisional || error instanceof ValidationError;
+      const freed =
+        response.status >= 500 ||
+        response.status === 401 ||
+        response.status === 403 ||
+        claim.provisional ||
+        error instanceof ValidationError;
       if (freed) await this.keys.release(ref).catch(() => undefined);
       else await this.keys.complete(ref, answerOf(request, response.status, response.body)).catch(() => undefined);
     }
