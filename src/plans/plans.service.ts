@@ -64,7 +64,7 @@ export class PlansService {
       const plan = await this.plans.createSplitPlan(
         {
           name: input.name.trim(),
-          ratePlanId: input.rate_plan,
+          ratePlanId: input.rate_plan.toLowerCase(), // as every later read answers it
           splitDetails: cardPresent.normalized,
           splitDetailsOnline: online.normalized,
         },

@@ -698,7 +698,8 @@ export class TransactionsService implements OnModuleInit {
       }
       const rule = await this.transactions.insertRule(manager, {
         transactionId: id,
-        recipient: input.recipient,
+        // As stored and as every later read answers it (the client may spell it in upper case).
+        recipient: input.recipient.toLowerCase(),
         amountType: input.amount_type,
         fixedAmount: input.amount_type === 'fixed' ? value.value : null,
         percentage: input.amount_type === 'percentage' ? value.value : null,

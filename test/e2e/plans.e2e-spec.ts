@@ -171,7 +171,7 @@ describe('plans', () => {
     it('creates a plan: 201 echoing the input with single quotes normalised, automatic_developer_fee stored true', async () => {
       const res = await createSplitPlan({
         name: 'Parceiros',
-        rate_plan: ratePlanId,
+        rate_plan: ratePlanId.toUpperCase(), // answered as stored, lower-cased
         split_details: splitDetails,
         split_details_online: splitOnline,
         automatic_developer_fee: false,
