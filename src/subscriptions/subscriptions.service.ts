@@ -352,7 +352,6 @@ export class SubscriptionsService {
       throw new BadRequestError(
         'payment_type_not_offered',
         `This plan takes ${plan.paymentTypes.join(' or ')}, not ${input.payment.type}.`,
-        { 'payment.type': [`must be one of ${plan.paymentTypes.join(', ')} for this plan`] },
       );
     }
     // SubscribeDto's rules have passed: the document is a CPF or CNPJ, the card is there for credit.

@@ -243,9 +243,7 @@ export class WebhooksService {
       reason = refusedResolution(syntax.host, addresses);
     }
     if (reason) {
-      throw new BadRequestError('webhook_url_not_allowed', `The webhook URL is not allowed: ${reason}.`, {
-        url: [reason],
-      });
+      throw new BadRequestError('webhook_url_not_allowed', `The webhook URL is not allowed: ${reason}.`);
     }
     return raw;
   }

@@ -292,6 +292,7 @@ describe('subscriptions', () => {
       const pix = await post(id, { subscriber: SUBSCRIBER, payment: { type: 'pix' } });
       expect(pix.status).toBe(400);
       expect(pix.body.code).toBe('payment_type_not_offered');
+      expect(pix.body.errors).toBeUndefined(); // validation failures only carry `errors`
       const document = await post(id, { ...ok, subscriber: { ...SUBSCRIBER, document: '111.111.111-11' } });
       expect(document.status).toBe(400);
       expect(document.body.errors).toEqual({ 'subscriber.document': ['must be a valid CPF or CNPJ'] });

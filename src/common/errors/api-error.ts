@@ -30,14 +30,15 @@ export interface ErrorDetails {
 }
 
 export class BadRequestError extends ApiError {
-  constructor(code: string, message: string, errors?: FieldErrors) {
-    super(400, code, message, errors);
+  constructor(code: string, message: string) {
+    super(400, code, message);
   }
 }
 
-export class ValidationError extends BadRequestError {
+/** The one error with `errors` (field path to messages): API.md gives them on validation failures only. */
+export class ValidationError extends ApiError {
   constructor(errors: FieldErrors) {
-    super('validation_failed', summarize(errors), errors);
+    super(400, 'validation_failed', summarize(errors), errors);
   }
 
   /** A validation failure of a single field. */
