@@ -98,6 +98,18 @@ describe('HTTP contract', () => {
       }
       const read = await t.http.get(`/uniconta/seller/abc/virtualaccounts/${'a'.repeat(101)}/`);
       expect({ status: read.status, code: read.body.code }).toEqual({ status: 414, code: 'uri_too_long' });
+      // A method with routes deeper under the parameter (DELETE /sellers/:id/accesses/:access_id)
+      // but none at this path: 405 as well, not 414.
+      for (const method of ['DELETE', 'POST']) {
+        const res = await t.http.request(method, `/sellers/${'a'.repeat(150)}/`);
+        expect({ method, status: res.status, allow: res.headers.get('allow') }).toEqual({
+          method,
+          status: 405,
+          allow: expect.stringContaining('PATCH'),
+        });
+      }
+      const deeper = await t.http.request('DELETE', `/sellers/${'a'.repeat(150)}/accesses/${'b'.repeat(10)}/`);
+      expect(deeper.status).toBe(414);
     });
 
     it('serves paths with and without the trailing slash', async () => {

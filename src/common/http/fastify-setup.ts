@@ -133,21 +133,20 @@ function routerError(
   request: FastifyRequest,
   routes: ReturnType<typeof recordRoutes>,
 ): unknown {
-  if (error.code === 'FST_ERR_BAD_URL') {
-    // The router gives up on the encoding before it knows whether a route matches: a path that
-    // no route would match is unknown (404), or served by other methods (405), whatever its encoding.
-    const allowed = routes.allowedMethods(request.url.replace(/%([0-9a-fA-F]{2})?/g, '_'));
-    if (!allowed.includes(request.method)) {
-      return allowed.length > 0
-        ? new MethodNotAllowedError(request.method, allowed)
-        : new NotFoundError(`No route matches ${request.method} ${pathOf(request.url)}.`);
-    }
-    return new ApiError(400, 'invalid_url', 'The request path is not valid percent-encoded UTF-8.');
+  const badUrl = error.code === 'FST_ERR_BAD_URL';
+  if (!badUrl && error.code !== 'FST_ERR_MAX_PARAM_LENGTH') return error;
+  // The router gives up on the encoding, or on a parameter's length (while walking the method's
+  // routes, deeper ones included), before it knows whether a route matches: a path that no route
+  // would match is unknown (404), or served by other methods (405), whatever its spelling.
+  const allowed = routes.allowedMethods(badUrl ? request.url.replace(/%([0-9a-fA-F]{2})?/g, '_') : request.url);
+  if (!allowed.includes(request.method)) {
+    return allowed.length > 0
+      ? new MethodNotAllowedError(request.method, allowed)
+      : new NotFoundError(`No route matches ${request.method} ${pathOf(request.url)}.`);
   }
-  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    return new ApiError(414, 'uri_too_long', 'A path parameter is longer than the service accepts.');
-  }
-  return error;
+  return badUrl
+    ? new ApiError(400, 'invalid_url', 'The request path is not valid percent-encoded UTF-8.')
+    : new ApiError(414, 'uri_too_long', 'A path parameter is longer than the service accepts.');
 }
 
 /**
