@@ -66,10 +66,11 @@ export const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'No such record, or one the caller cannot see.',
   409: 'The record is in a state that forbids the operation, or an Idempotency-Key is still in use.',
   413: 'The request body is larger than 1 MiB (`payload_too_large`).',
-  414: 'A path parameter is longer than the service accepts (`uri_too_long`).',
+  414: 'The URL is longer than the service accepts: a path parameter, or the request line as a whole (`uri_too_long`).',
   415: 'The request body is not `application/json`, is declared in a charset other than UTF-8, or is compressed (`unsupported_media_type`).',
   422: 'The Idempotency-Key was already used with a different request (`idempotency_key_reused`).',
   429: 'Too many requests (`rate_limited`); `Retry-After` says when to try again.',
+  431: 'The request headers are larger than the service accepts (`headers_too_large`).',
   500: 'An unexpected failure (`internal_error`); the log has the cause, the body never does.',
   503: 'The database is unavailable or the service is shutting down (`service_unavailable`); retry later.',
 };
@@ -77,6 +78,7 @@ export const ERROR_DESCRIPTIONS: Record<number, string> = {
 const ERROR_EXAMPLE_CODES: Record<number, string> = {
   400: 'validation_failed',
   401: 'invalid_token',
+  402: 'card_declined',
   403: 'permission_denied',
   404: 'not_found',
   409: 'invalid_state',
@@ -85,6 +87,7 @@ const ERROR_EXAMPLE_CODES: Record<number, string> = {
   415: 'unsupported_media_type',
   422: 'idempotency_key_reused',
   429: 'rate_limited',
+  431: 'headers_too_large',
   500: 'internal_error',
   503: 'service_unavailable',
 };
@@ -127,8 +130,9 @@ export const CONVENTIONS = `
 - Unexpected failures answer 500 \`internal_error\`; an unreachable database 503 \`service_unavailable\`, as does
   a request still running when a stopping instance's drain time is up (its outcome unknown: retry it with the
   same \`Idempotency-Key\`).
-- A request that is not valid HTTP (a header with a control character) answers 400 \`malformed_request\`; headers
-  too large 431 \`headers_too_large\`; a request too slow to arrive 408 \`request_timeout\`. Each with the error body.
+- A request that is not valid HTTP (a header with a control character) answers 400 \`malformed_request\`; a URL
+  too long 414 \`uri_too_long\`; headers too large 431 \`headers_too_large\`; a request too slow to arrive 408
+  \`request_timeout\`. Each with the error body.
 - POSTs that create a record or move money take an \`Idempotency-Key\`; a replayed answer carries
   \`Idempotent-Replayed: true\`.`;
 
@@ -188,15 +192,15 @@ function finalizeOperation(operation: Json, schemas: Json): void {
     body.example ??= exampleOf(body.schema, schemas);
   }
   const responses: Json = (operation.responses ??= {});
-  // Any request can be refused for its query (NUL characters), path or body, or meet a fault; an
-  // Idempotency-Key can be in use (409) or reused for another request (422).
-  const hasPathParameters = (operation.parameters ?? []).some((p: Json) => p.in === 'path');
+  // Any request can be refused for its query (NUL characters), path, URL or headers (too long) or
+  // body, or meet a fault; an Idempotency-Key can be in use (409) or reused for another request (422).
   const standard = [
     400,
+    414,
+    431,
     500,
     503,
     ...(operation.requestBody ? [413, 415] : []),
-    ...(hasPathParameters ? [414] : []),
     ...(idempotent ? [409, 422] : []),
   ];
   for (const status of standard) responses[status] ??= { description: ERROR_DESCRIPTIONS[status] };

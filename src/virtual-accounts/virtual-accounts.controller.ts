@@ -48,7 +48,6 @@ export class VirtualAccountsController {
       'The account and its balance. Accounts are never deleted (DELETE answers 405): that would destroy accounting history; empty one with a transfer instead.',
   })
   @ApiOkResponse({ type: VirtualAccountResponseDto })
-  @ApiErrorResponses(405)
   get(
     @Param('account_id') sellerId: string,
     @UuidParam('id', NOT_FOUND, 'virtual_account_not_found') id: string,

@@ -208,6 +208,26 @@ describe('bad input', () => {
       }
     });
 
+    it('answers a URL too long for the parser 414 uri_too_long, headers too large 431, with the error body', async () => {
+      const { port, hostname } = new URL(t.baseUrl);
+      const cases = [
+        [`GET /sellers/?q=${'a'.repeat(30_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 414, 'uri_too_long'],
+        [`GET /sellers/${'a'.repeat(20_000)}/ HTTP/1.1\r\nHost: x\r\n\r\n`, 414, 'uri_too_long'],
+        [`GET /sellers/ HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'headers_too_large'],
+      ] as const;
+      for (const [request, status, code] of cases) {
+        const raw = await new Promise<string>((resolve, reject) => {
+          const socket = connect(Number(port), hostname, () => socket.write(request));
+          let answer = '';
+          socket.on('data', (chunk) => (answer += chunk.toString()));
+          socket.on('end', () => resolve(answer));
+          socket.on('error', reject);
+        });
+        const [head, body] = raw.split('\r\n\r\n');
+        expect({ status: Number(head.split(' ')[1]), code: JSON.parse(body).code }).toEqual({ status, code });
+      }
+    });
+
     it('answers a path with a % that starts no escape like one that is not UTF-8: 400, or 404/405 as the path says', async () => {
       const res = await t.http.get('/sellers/%ZZ/', { token: superuser.access });
       expect(res.status).toBe(400);

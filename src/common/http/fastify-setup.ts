@@ -166,7 +166,9 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? new ApiError(408, 'request_timeout', 'The request did not arrive in time.')
       : error.code === 'HPE_HEADER_OVERFLOW'
-        ? new ApiError(431, 'headers_too_large', 'The request headers are too large.')
+        ? overlongRequestLine((error as { rawPacket?: Buffer }).rawPacket)
+          ? new ApiError(414, 'uri_too_long', 'The request URL is longer than the service accepts.')
+          : new ApiError(431, 'headers_too_large', 'The request headers are too large.')
         : new ApiError(400, 'malformed_request', `The request is not valid HTTP: ${malformation(error.code)}.`);
   const requestId = randomUUID();
   const { status, body } = toErrorResponse(refusal, requestId);
@@ -277,6 +279,20 @@ function forbiddenKeys(text: string): ValidationError | null {
     throw error;
   }
   return null;
+}
+
+/** Past this, a request line alone is what overflowed the parser's header limit: its URL is too long (414). */
+const LONGEST_REQUEST_LINE = 8 * 1024;
+
+/**
+ * Whether the bytes the parser refused begin a request whose first line (method, URL, version)
+ * is too long by itself. They begin the request when it came in one read, as a request of that
+ * size does; otherwise the overflow is taken for the headers' (431).
+ */
+function overlongRequestLine(raw: Buffer | undefined): boolean {
+  if (!raw || !/^[A-Z]+ /.test(raw.subarray(0, 16).toString('latin1'))) return false;
+  const end = raw.indexOf('\r\n');
+  return (end === -1 ? raw.length : end) > LONGEST_REQUEST_LINE;
 }
 
 /**

@@ -104,7 +104,7 @@ export class SellerResponseDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty() name: string;
   @ApiProperty({ example: '11222333000181' }) document: string;
-  @ApiProperty({ enum: ['cpf', 'cnpj'] }) document_type: 'cpf' | 'cnpj';
+  @ApiProperty({ enum: ['cpf', 'cnpj'], example: 'cnpj' }) document_type: 'cpf' | 'cnpj';
   @ApiProperty() email: string;
   @ApiProperty({ format: 'uuid', nullable: true, type: 'string' }) rate_plan: string | null;
   @ApiProperty({ format: 'uuid', nullable: true, type: 'string' }) split_plan: string | null;
