@@ -244,5 +244,12 @@ describe('seller API keys', () => {
     expect(
       (await t.http.get(`/integrations/apikeys/${s}/apikeys?cursor=bogus`, { token: superuser.access })).body.code,
     ).toBe('invalid_cursor');
+    // Another list's cursor is refused, not read as a position in this one (an empty page would pass for the end).
+    const sellersPage = await t.http.get('/sellers/?limit=1', { token: superuser.access });
+    expect(sellersPage.body.next_cursor).toEqual(expect.any(String));
+    const crossed = await t.http.get(`/integrations/apikeys/${s}/apikeys?cursor=${sellersPage.body.next_cursor}`, {
+      token: superuser.access,
+    });
+    expect({ status: crossed.status, code: crossed.body.code }).toEqual({ status: 400, code: 'invalid_cursor' });
   });
 });

@@ -38,6 +38,14 @@ describe('cursor pagination', () => {
     }
   });
 
+  it('binds a cursor to the list that issued it; one issued before lists were told apart is taken', () => {
+    expect(decodeCursor(encodeCursor('5', true, 'listA'), true, 'listA')).toBe('5');
+    expect(() => decodeCursor(encodeCursor('5', true, 'listA'), true, 'listB')).toThrow(
+      'The cursor was issued by another list; use the next_cursor of this one.',
+    );
+    expect(decodeCursor(encodeCursor('5', true), true, 'listB')).toBe('5');
+  });
+
   it('round-trips a cursor and binds it to its ordering', () => {
     const cursor = encodeCursor('12345', true);
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
@@ -56,6 +64,7 @@ describe('cursor pagination', () => {
     Buffer.from('{"p":"a12","d":"d"}').toString('base64url'),
     Buffer.from('{"p":"12","d":"x"}').toString('base64url'),
     Buffer.from('{"p":"12"}').toString('base64url'),
+    Buffer.from('{"p":"12","d":"d","l":7}').toString('base64url'),
   ])('refuses the tampered cursor %p with 400 invalid_cursor', (cursor) => {
     try {
       decodeCursor(cursor, true);

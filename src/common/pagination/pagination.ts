@@ -2,14 +2,18 @@ import { Type as ClassType } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { createHash } from 'node:crypto';
 import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { currentRequest } from '../context/request-context';
 import { BadRequestError } from '../errors/api-error';
 
 /**
  * Keyset (cursor) pagination of API.md section 1. Rows are ordered by a per-table,
  * strictly increasing `seq` (an identity column with an index), so a page is one index
  * range scan whatever the table's size: no OFFSET, no COUNT. The cursor is opaque to
- * clients: base64url of the last row's position and the direction it was read in.
+ * clients: base64url of the last row's position, the direction it was read in and the list
+ * (route) that issued it, so that a cursor of another list is refused rather than read as a
+ * position in this one.
  */
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -56,6 +60,8 @@ export interface PageRequest {
   descending: boolean;
   /** Position after which the page starts (exclusive), or null for the first page. */
   after: string | null;
+  /** The list read (a tag of the request's route), written into the next page's cursor; none outside a request. */
+  list?: string;
 }
 
 export interface Page<T> {
@@ -68,23 +74,33 @@ interface CursorPayload {
   p: string;
   /** Direction: "d" newest first, "a" oldest first. */
   d: 'd' | 'a';
+  /** The list that issued it (see listTag); absent from cursors issued before lists were told apart. */
+  l?: string;
 }
 
 export function toPageRequest(query: PageQueryDto): PageRequest {
   const descending = (query.ordering ?? '-created_at') === '-created_at';
+  const list = listTag();
   return {
     limit: query.limit ?? DEFAULT_PAGE_SIZE,
     descending,
-    after: query.cursor === undefined ? null : decodeCursor(query.cursor, descending),
+    after: query.cursor === undefined ? null : decodeCursor(query.cursor, descending, list),
+    list,
   };
 }
 
-export function encodeCursor(position: string, descending: boolean): string {
-  const payload: CursorPayload = { p: position, d: descending ? 'd' : 'a' };
+/** The list a request reads: a short hash of its route template (one per list endpoint). */
+function listTag(): string | undefined {
+  const route = currentRequest()?.request.routeOptions?.url;
+  return route ? createHash('sha256').update(route).digest('base64url').slice(0, 8) : undefined;
+}
+
+export function encodeCursor(position: string, descending: boolean, list?: string): string {
+  const payload: CursorPayload = { p: position, d: descending ? 'd' : 'a', ...(list ? { l: list } : {}) };
   return Buffer.from(JSON.stringify(payload)).toString('base64url');
 }
 
-export function decodeCursor(cursor: string, descending: boolean): string {
+export function decodeCursor(cursor: string, descending: boolean, list?: string): string {
   let payload: Partial<CursorPayload> | null = null;
   try {
     payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<CursorPayload>;
@@ -95,9 +111,16 @@ export function decodeCursor(cursor: string, descending: boolean): string {
     typeof payload?.p !== 'string' ||
     !/^\d{1,19}$/.test(payload.p) ||
     BigInt(payload.p) > MAX_POSITION ||
-    (payload.d !== 'd' && payload.d !== 'a')
+    (payload.d !== 'd' && payload.d !== 'a') ||
+    (payload.l !== undefined && typeof payload.l !== 'string')
   ) {
     throw invalidCursor();
+  }
+  if (payload.l !== undefined && list !== undefined && payload.l !== list) {
+    throw new BadRequestError(
+      'invalid_cursor',
+      'The cursor was issued by another list; use the next_cursor of this one.',
+    );
   }
   if ((payload.d === 'd') !== descending) {
     throw new BadRequestError('invalid_cursor', 'The cursor was issued for the other ordering.');
@@ -201,7 +224,7 @@ export function toPage<R, T>(
   const kept = hasMore ? rows.slice(0, page.limit) : rows;
   return {
     results: kept.map(map),
-    next_cursor: hasMore ? encodeCursor(positionOf(kept[kept.length - 1]), page.descending) : null,
+    next_cursor: hasMore ? encodeCursor(positionOf(kept[kept.length - 1]), page.descending, page.list) : null,
   };
 }
 
