@@ -262,7 +262,8 @@ export class SubscriptionsService {
 
   /**
    * Cancels now, or at the end of the paid period (the default; a subscriber may only do that).
-   * A subscription without a paid period left (past_due, incomplete) is canceled now.
+   * A subscription without a paid period left (past_due, incomplete, or active with its period
+   * over and its renewal not yet paid) is canceled now.
    */
   async cancel(
     id: string,
@@ -309,7 +310,11 @@ export class SubscriptionsService {
         );
       }
       if (await this.repo.hasChargeInFlight(manager, id)) throw chargeInProgress();
-      if (atPeriodEnd && (current.status === 'active' || current.status === 'trialing')) {
+      // A paid period (or trial) still running ends at its end; one already over (a renewal due,
+      // or its pix waiting to be paid) leaves nothing to wait for: canceled now, the pix withdrawn.
+      const paidPeriodLeft =
+        (current.status === 'active' || current.status === 'trialing') && current.currentPeriodEnd > now;
+      if (atPeriodEnd && paidPeriodLeft) {
         return this.billing.apply(manager, current, {
           changes: { cancelAtPeriodEnd: true, nextChargeAt: current.currentPeriodEnd },
           events: [],

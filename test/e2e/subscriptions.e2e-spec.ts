@@ -620,6 +620,34 @@ describe('subscriptions', () => {
       expect((await confirmPix(sub.transaction!)).status).toBe(409); // no longer payable
     });
 
+    it('a cancellation "at period end" once the period is over and its renewal pix unpaid: canceled now, the pix withdrawn', async () => {
+      const pixPlan = await plan({ payment_types: ['pix'] });
+      const sub = await subscribe(t, pixPlan, { type: 'pix' });
+      await confirmPix(sub.transaction!);
+      // As if the paid period (a month) had ended an hour ago.
+      const start = `now() - interval '1 month 1 hour'`;
+      const end = `now() - interval '1 hour'`;
+      await t.db.query(
+        `UPDATE subscriptions SET anchor_at = ${start}, current_period_start = ${start}, current_period_end = ${end},
+           next_charge_at = ${end} WHERE id = $1`,
+        [sub.id],
+      );
+      await t.db.query(
+        `UPDATE subscription_charges SET period_start = ${start}, period_end = ${end}, due_at = ${start}
+          WHERE subscription_id = $1`,
+        [sub.id],
+      );
+      expect(await renew(new Date())).toMatchObject({ awaitingPix: 1 });
+      const renewal = (await transactionsOf(sub.id))[1];
+      expect((await subscriber(sub.id)).body.status).toBe('active');
+
+      const canceled = await cancel(sub.id, sub.manage_token);
+      expect(canceled.status).toBe(200);
+      expect(canceled.body.status).toBe('canceled');
+      expect((await confirmPix(renewal.id)).status).toBe(409);
+      expect((await transactionsOf(sub.id)).map((c: { status: string }) => c.status)).toEqual(['approved', 'voided']);
+    });
+
     it('a cancellation and a payment at the same moment: paid before it, or voided and refused, never paid after', async () => {
       const pixPlan = await plan({ payment_types: ['pix'] });
       const subs = await Promise.all(Array.from({ length: 6 }, () => subscribe(t, pixPlan, { type: 'pix' })));
