@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { LogCapture } from '../support/log-capture';
 import { createTestDatabase, dropTestDatabase } from '../support/database';
 import { FixturesModule } from '../support/fixtures.module';
@@ -330,5 +331,32 @@ describe('database outage', () => {
       { headers: { 'idempotency-key': 'outage-2' } },
     );
     expect(retried.status).toBe(201);
+  });
+
+  it('answers 503 while the database refuses connections (closed to them), and recovers by itself', async () => {
+    const user = await createUser(t);
+    const name = new URL(directUrl).pathname.slice(1);
+    const adminUrl = new URL(directUrl);
+    adminUrl.pathname = '/postgres';
+    const admin = new Client({ connectionString: adminUrl.toString() });
+    await admin.connect();
+    try {
+      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+      const refused = await t.http.get('/user/me', { token: user.access });
+      expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 503, code: 'service_unavailable' });
+      const write = await t.http.post('/test-fixtures/records', { amount: '1.00' });
+      expect({ status: write.status, code: write.body.code }).toEqual({ status: 503, code: 'service_unavailable' });
+    } finally {
+      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+      await admin.end();
+    }
+    const deadline = Date.now() + 15_000;
+    let status = 0;
+    while (Date.now() < deadline && status !== 200) {
+      status = (await t.http.get('/user/me', { token: user.access })).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(status).toBe(200);
   });
 });

@@ -1,4 +1,21 @@
-import { isCheckViolation, isUniqueViolation } from './database-errors';
+import { isCheckViolation, isDatabaseUnavailable, isUniqueViolation } from './database-errors';
+
+describe('isDatabaseUnavailable', () => {
+  it('recognises a database that refuses connections, as well as one out of reach', () => {
+    for (const code of ['3D000', '28P01', '28000', '57P03', 'ECONNREFUSED', '08006']) {
+      expect(isDatabaseUnavailable({ driverError: { code } })).toBe(true);
+    }
+    const closed = { code: '55000', message: 'database "payments" is not currently accepting connections' };
+    expect(isDatabaseUnavailable(closed)).toBe(true);
+  });
+  it('refuses failures of a statement', () => {
+    expect(isDatabaseUnavailable({ driverError: { code: '55000', message: 'currval is not yet defined' } })).toBe(
+      false,
+    );
+    expect(isDatabaseUnavailable({ driverError: { code: '23505' } })).toBe(false);
+    expect(isDatabaseUnavailable(new Error('x'))).toBe(false);
+  });
+});
 
 describe('isUniqueViolation', () => {
   const unique = { driverError: { code: '23505', constraint: 'sellers_document' } };

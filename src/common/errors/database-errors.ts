@@ -12,14 +12,18 @@ const NETWORK_CODES = new Set([
   'EPIPE',
   'EAI_AGAIN',
 ]);
-// 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53300 too_many_connections
-const SERVER_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
+// 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53300 too_many_connections;
+// refused while connecting: 3D000 the database does not exist (dropped, renamed), 28P01 a wrong
+// password (rotated), 28000 not allowed to connect (pg_hba, a role that may not log in)
+const SERVER_CODES = new Set(['57P01', '57P02', '57P03', '53300', '3D000', '28P01', '28000']);
 const MESSAGES = [
   'Connection terminated',
   'timeout exceeded when trying to connect',
   'Client has encountered a connection error',
   'Connection is not established',
   'the database system is',
+  // 55000 while connecting to a database closed to connections (ALTER DATABASE … ALLOW_CONNECTIONS false)
+  'is not currently accepting connections',
   // the client's deadline (pg query_timeout) passed: the database is silent
   'Query read timeout',
 ];
