@@ -102,8 +102,25 @@ describe('configuration', () => {
     }
   });
 
-  it('treats empty strings as unset', () => {
-    expect(readEnvironment({ PORT: '', DATABASE_URL: '' }).PORT).toBe(3000);
+  it('treats empty strings as unset, except DATABASE_URL: blank there is a mistake, not the embedded database', () => {
+    expect(readEnvironment({ PORT: '', SMTP_URL: '' }).PORT).toBe(3000);
+    for (const blank of ['', ' ']) {
+      expect(() => readEnvironment({ DATABASE_URL: blank })).toThrow(
+        /DATABASE_URL is empty: set it to a postgres:\/\/ URL, or unset it for the embedded PostgreSQL/,
+      );
+    }
+  });
+
+  it('takes numbers in decimal digits only: blanks, hexadecimal, exponents and signs are refused', () => {
+    for (const bad of [' ', '0x10', '1e3', '+80', '-1', '8.0', ' 80']) {
+      expect(() => readEnvironment({ PORT: bad })).toThrow(/PORT must be an integer between 0 and 65535/);
+    }
+    expect(() => readEnvironment({ CREDENTIAL_CACHE_SECONDS: ' ' })).toThrow(/CREDENTIAL_CACHE_SECONDS/);
+    expect(() => readEnvironment({ WEBHOOKS_RETRY_SCALE: '0x1' })).toThrow(/WEBHOOKS_RETRY_SCALE/);
+    expect(readEnvironment({ PORT: '8080', WEBHOOKS_RETRY_SCALE: '0.5' })).toMatchObject({
+      PORT: 8080,
+      WEBHOOKS_RETRY_SCALE: 0.5,
+    });
   });
 
   it('gives the local address of the service for its HOST and PORT', () => {

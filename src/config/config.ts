@@ -10,14 +10,25 @@ const booleanFlag = z
   .enum(['true', 'false', '1', '0'], { message: 'must be "true" or "false"' })
   .transform((v) => v === 'true' || v === '1');
 
-const positiveSeconds = z.coerce
-  .number({ message: 'must be a whole number of seconds' })
-  .int({ message: 'must be a whole number of seconds' })
-  .min(60, { message: 'must be at least 60 seconds' })
-  .max(31_536_000, { message: 'must be at most 31536000 seconds (a year)' });
+/**
+ * A whole number written in decimal digits only: blanks, signs, exponents (`1e3`), hexadecimal
+ * (`0x10`) and fractions are refused, where Number() would read " " as 0 and "0x10" as 16.
+ */
+const decimalDigits = (message: string) =>
+  z
+    .string()
+    .regex(/^\d{1,15}$/, { message })
+    .transform(Number);
+
+const positiveSeconds = decimalDigits('must be a whole number of seconds').pipe(
+  z
+    .number()
+    .min(60, { message: 'must be at least 60 seconds' })
+    .max(31_536_000, { message: 'must be at most 31536000 seconds (a year)' }),
+);
 
 const wholeNumberBetween = (min: number, max: number, message: string) =>
-  z.coerce.number({ message }).int({ message }).min(min, { message }).max(max, { message });
+  decimalDigits(message).pipe(z.number().min(min, { message }).max(max, { message }));
 const integerBetween = (min: number, max: number) =>
   wholeNumberBetween(min, max, `must be an integer between ${min} and ${max}`);
 const secondsBetween = (min: number, max: number) =>
@@ -77,7 +88,15 @@ const envSchema = z
       .refine((v) => isIP(v) !== 0 || HOST_NAME.test(v), { message: 'must be an IP address or a host name' })
       .default('0.0.0.0'),
     PORT: integerBetween(0, 65535).default(3000),
-    DATABASE_URL: urlWithProtocol(['postgres:', 'postgresql:']).optional(),
+    // Set but blank (an unset variable substituted into `DATABASE_URL=${DB_URL}`) is a mistake, never
+    // a request for the embedded PostgreSQL: real traffic would go to a database that dies with the container.
+    DATABASE_URL: z
+      .string()
+      .refine((v) => v.trim() !== '', {
+        message: 'is empty: set it to a postgres:// URL, or unset it for the embedded PostgreSQL',
+      })
+      .pipe(urlWithProtocol(['postgres:', 'postgresql:']))
+      .optional(),
     DATABASE_POOL_SIZE: integerBetween(2, 100).default(10),
     DATABASE_LISTEN_URL: urlWithProtocol(['postgres:', 'postgresql:']).optional(),
     DATABASE_PREPARED_STATEMENTS: booleanFlag.default(true),
@@ -96,10 +115,16 @@ const envSchema = z
       .regex(MAILBOX, { message: 'must be an e-mail address, alone or as "Name <address>"' })
       .default('Seller Payments <no-reply@payments.local>'),
     WEBHOOKS_ALLOW_PRIVATE_URLS: booleanFlag.default(false),
-    WEBHOOKS_RETRY_SCALE: z.coerce
-      .number({ message: 'must be a number greater than 0 and at most 1' })
-      .gt(0, { message: 'must be a number greater than 0 and at most 1' })
-      .max(1, { message: 'must be a number greater than 0 and at most 1' })
+    WEBHOOKS_RETRY_SCALE: z
+      .string()
+      .regex(/^\d*\.?\d+$/, { message: 'must be a number greater than 0 and at most 1' })
+      .transform(Number)
+      .pipe(
+        z
+          .number()
+          .gt(0, { message: 'must be a number greater than 0 and at most 1' })
+          .max(1, { message: 'must be a number greater than 0 and at most 1' }),
+      )
       .default(1),
     WEBHOOKS_TIMEOUT_SECONDS: secondsBetween(1, 60).default(15),
     WEBHOOKS_CONCURRENCY: integerBetween(1, 1000).default(64),
@@ -188,12 +213,15 @@ export class ConfigError extends Error {
   }
 }
 
-/** Reads and validates the environment. Empty strings count as unset. */
+/** Variables whose empty value is refused rather than taken for unset (see DATABASE_URL). */
+const EMPTY_IS_A_MISTAKE = new Set(['DATABASE_URL']);
+
+/** Reads and validates the environment. Empty strings count as unset, except where a mistake (DATABASE_URL). */
 export function readEnvironment(source: NodeJS.ProcessEnv = process.env): Environment {
   const input: Record<string, string> = {};
   for (const key of Object.keys(envSchema.shape)) {
     const value = source[key];
-    if (value !== undefined && value !== '') input[key] = value;
+    if (value !== undefined && (value !== '' || EMPTY_IS_A_MISTAKE.has(key))) input[key] = value;
   }
   const parsed = envSchema.safeParse(input);
   if (!parsed.success) {

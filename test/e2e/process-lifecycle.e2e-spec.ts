@@ -77,7 +77,7 @@ describe('process lifecycle', () => {
       const file = join(folder, 'a-file');
       writeFileSync(file, '');
       try {
-        const api = await spawnApi({ DATABASE_URL: '', JWT_SECRET: '', DATA_DIR: file });
+        const api = await spawnApi({ DATABASE_URL: undefined, JWT_SECRET: '', DATA_DIR: file });
         expect((await api.exited).code).toBe(1);
         expect(api.output()).toContain(`DATA_DIR must be a folder this process can write to (${file}: EEXIST`);
       } finally {
@@ -104,14 +104,14 @@ describe('process lifecycle', () => {
     });
 
     it('after kill -9 of the API, the next start stops the leftover PostgreSQL, says so, and runs', async () => {
-      const first = await spawnApi({ DATABASE_URL: '', DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+      const first = await spawnApi({ DATABASE_URL: undefined, DATA_DIR: dataDir, LOG_LEVEL: 'info' });
       await first.ready();
       const leftover = postmasterPid();
       first.child.kill('SIGKILL');
       await first.exited;
       expect(isProcessAlive(leftover)).toBe(true);
 
-      const second = await spawnApi({ DATABASE_URL: '', DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+      const second = await spawnApi({ DATABASE_URL: undefined, DATA_DIR: dataDir, LOG_LEVEL: 'info' });
       try {
         await second.ready();
         expect(second.output()).toContain(`still running (pid ${leftover})`);
@@ -131,7 +131,7 @@ describe('process lifecycle', () => {
     });
 
     it('SIGTERM to `npm start` stops the API and its PostgreSQL', async () => {
-      const npm = await spawnApi({ DATABASE_URL: '', DATA_DIR: dataDir }, ['npm', 'start']);
+      const npm = await spawnApi({ DATABASE_URL: undefined, DATA_DIR: dataDir }, ['npm', 'start']);
       try {
         await npm.ready(120_000);
         const apiPid = Number.parseInt(readFileSync(join(dataDir, 'instance.lock'), 'utf8'), 10);

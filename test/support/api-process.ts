@@ -39,20 +39,23 @@ export interface ApiProcess {
  * `node src/main.ts` (compiled as it loads), or another command (`npm start`). The
  * environment is the test runner's plus `env`, on a free loopback port.
  */
-export async function spawnApi(env: Record<string, string>, command?: string[]): Promise<ApiProcess> {
+/** `env`: added to this process's environment; a variable given as undefined is removed from it. */
+export async function spawnApi(env: Record<string, string | undefined>, command?: string[]): Promise<ApiProcess> {
   const port = await findFreePort();
   const [file, ...args] = command ?? [process.execPath, ...TS_MAIN];
+  const environment: NodeJS.ProcessEnv = {
+    ...process.env,
+    JWT_SECRET: TEST_JWT_SECRET,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    ...env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+  };
+  for (const [name, value] of Object.entries(environment)) if (value === undefined) delete environment[name];
   const child = spawn(file, args, {
     cwd: PROJECT_ROOT,
-    env: {
-      ...process.env,
-      JWT_SECRET: TEST_JWT_SECRET,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      ...env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-    },
+    env: environment,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
