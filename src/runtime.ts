@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { AppConfig, ConfigError, Environment, readEnvironment, toAppConfig } from './config/config';
+import { AppConfig, ConfigError, Environment, isStrongSecret, readEnvironment, toAppConfig } from './config/config';
 import { DataDirInUseError, lockDataDir } from './database/data-dir-lock';
 import { runningEmbeddedUrl, startEmbeddedPostgres } from './database/embedded-postgres';
 import { runMigrations } from './database/migrate';
@@ -83,12 +83,30 @@ function checkDataDir(dataDir: string): void {
   }
 }
 
+/**
+ * The secret kept in DATA_DIR/jwt-secret, made on first start. It is written whole under another
+ * name and then linked into place, which fails if the file exists: two processes starting at once
+ * end with the same secret, and a crash never leaves half of one. A file holding no usable secret
+ * (emptied, edited by hand) stops start-up rather than sign tokens with it.
+ */
 function readOrCreateJwtSecret(dataDir: string): string {
   const root = resolve(dataDir);
   const file = join(root, 'jwt-secret');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(root, { recursive: true });
-  const secret = randomBytes(48).toString('base64url');
-  writeFileSync(file, secret, { mode: 0o600 });
+  const fresh = join(root, `jwt-secret.${process.pid}.tmp`);
+  writeFileSync(fresh, randomBytes(48).toString('base64url'), { mode: 0o600 });
+  try {
+    linkSync(fresh, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    rmSync(fresh, { force: true });
+  }
+  const secret = readFileSync(file, 'utf8').trim();
+  if (!isStrongSecret(secret)) {
+    throw new ConfigError([
+      `${file} must hold a secret of at least 32 characters other than spaces; delete it to have a new one made (tokens signed with the old one stop working), or set JWT_SECRET`,
+    ]);
+  }
   return secret;
 }

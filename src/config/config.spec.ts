@@ -38,6 +38,9 @@ describe('configuration', () => {
       /JWT_SECRET is required when NODE_ENV=production/,
     );
     expect(() => readEnvironment({ JWT_SECRET: 'short-secret' })).toThrow(/JWT_SECRET must be at least 32/);
+    expect(() => readEnvironment({ JWT_SECRET: ' '.repeat(40) })).toThrow(
+      /JWT_SECRET must be at least 32 characters other than spaces/,
+    );
     expect(() => readEnvironment({ JWT_SECRET: 'short-secret' })).not.toThrow(/short-secret/);
   });
 

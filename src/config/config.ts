@@ -6,6 +6,11 @@ import { z } from 'zod';
  * Every setting has a default that makes `npm start` work on a fresh machine, except
  * `JWT_SECRET` in production.
  */
+/** A signing secret long enough to resist guessing: at least 32 characters other than spaces. */
+export function isStrongSecret(secret: string): boolean {
+  return secret.replace(/\s/g, '').length >= 32;
+}
+
 const booleanFlag = z
   .enum(['true', 'false', '1', '0'], { message: 'must be "true" or "false"' })
   .transform((v) => v === 'true' || v === '1');
@@ -102,7 +107,10 @@ const envSchema = z
     DATABASE_PREPARED_STATEMENTS: booleanFlag.default(true),
     CREDENTIAL_CACHE_SECONDS: integerBetween(0, 300).default(10),
     DATA_DIR: z.string().min(1).default('./.data'),
-    JWT_SECRET: z.string().min(32, { message: 'must be at least 32 characters' }).optional(),
+    JWT_SECRET: z
+      .string()
+      .refine(isStrongSecret, { message: 'must be at least 32 characters other than spaces' })
+      .optional(),
     ACCESS_TOKEN_TTL: positiveSeconds.default(86_400),
     REFRESH_TOKEN_TTL: positiveSeconds.default(345_600),
     SMTP_URL: urlWithProtocol(['smtp:', 'smtps:'])

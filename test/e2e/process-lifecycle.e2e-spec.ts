@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findFreePort } from '../../src/common/net/free-port';
@@ -81,6 +81,37 @@ describe('process lifecycle', () => {
         expect((await api.exited).code).toBe(1);
         expect(api.output()).toContain(`DATA_DIR must be a folder this process can write to (${file}: EEXIST`);
       } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe('the JWT secret kept in DATA_DIR', () => {
+    it('made whole on first start and kept; a file holding no usable secret (hand-edited, emptied) stops start-up naming it', async () => {
+      const folder = mkdtempSync(join(tmpdir(), 'payments-jwt-secret-'));
+      const databaseUrl = await createTestDatabase();
+      try {
+        for (const content of ['x', '', ' '.repeat(40)]) {
+          writeFileSync(join(folder, 'jwt-secret'), content);
+          const api = await spawnApi({ DATABASE_URL: databaseUrl, JWT_SECRET: undefined, DATA_DIR: folder });
+          expect((await api.exited).code).toBe(1);
+          expect(api.output()).toContain(`${join(folder, 'jwt-secret')} must hold a secret of at least 32 characters`);
+        }
+        // No file: one is made, whole, and the next start signs with the same secret.
+        rmSync(join(folder, 'jwt-secret'));
+        const secrets: string[] = [];
+        for (let start = 0; start < 2; start++) {
+          const api = await spawnApi({ DATABASE_URL: databaseUrl, JWT_SECRET: undefined, DATA_DIR: folder });
+          await api.ready();
+          secrets.push(readFileSync(join(folder, 'jwt-secret'), 'utf8'));
+          api.child.kill('SIGTERM');
+          await api.exited;
+        }
+        expect(secrets[0].length).toBeGreaterThanOrEqual(32);
+        expect(secrets[1]).toBe(secrets[0]);
+        expect(readdirSync(folder).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+      } finally {
+        await dropTestDatabase(databaseUrl);
         rmSync(folder, { recursive: true, force: true });
       }
     });
