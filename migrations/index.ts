@@ -27,6 +27,7 @@ import { PostingsStampedWhenApplied1763803700000 } from './1763803700000-posting
 import { EventFeedByCreation1763803800000 } from './1763803800000-event-feed-by-creation';
 import { DropInsertionOrderIndexes1763803900000 } from './1763803900000-drop-insertion-order-indexes';
 import { ReplayedBodiesAsSent1763804000000 } from './1763804000000-replayed-bodies-as-sent';
+import { ManualRetryKeepsSchedule1763804100000 } from './1763804100000-manual-retry-keeps-schedule';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -59,4 +60,5 @@ export const migrations = [
   EventFeedByCreation1763803800000,
   DropInsertionOrderIndexes1763803900000,
   ReplayedBodiesAsSent1763804000000,
+  ManualRetryKeepsSchedule1763804100000,
 ];

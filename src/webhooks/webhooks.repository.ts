@@ -307,6 +307,8 @@ export class WebhooksRepository {
     const [rows]: [DeliveryRow[], number] = await manager.query(
       `UPDATE webhook_deliveries SET
          schedule_step = CASE WHEN status = 'pending' THEN schedule_step ELSE $3 END,
+         resume_at = CASE WHEN status <> 'pending' THEN NULL
+                          WHEN next_attempt_at > now() THEN next_attempt_at ELSE resume_at END,
          status = 'pending', next_attempt_at = now(), updated_at = now()
        WHERE endpoint_id = $1 AND id = $2 RETURNING ${DELIVERY_COLUMNS}`,
       [endpointId, id, singleAttemptStep],
@@ -503,8 +505,13 @@ export class WebhooksRepository {
          SELECT delivery_id, number, started_at, duration_ms, response_status, error FROM input
          ON CONFLICT (delivery_id, number) DO NOTHING
        ), delivery AS (
-         UPDATE webhook_deliveries d SET status = i.status, schedule_step = i.schedule_step,
-           next_attempt_at = CASE WHEN i.status = 'pending' THEN now() + make_interval(secs => i.delay_ms / 1000) END,
+         UPDATE webhook_deliveries d SET status = i.status,
+           -- A failed manual attempt goes back to the automatic one it put aside (see retryNow).
+           schedule_step = CASE WHEN d.resume_at IS NOT NULL AND i.status = 'pending' THEN d.schedule_step
+                                ELSE i.schedule_step END,
+           next_attempt_at = CASE WHEN i.status <> 'pending' THEN NULL WHEN d.resume_at IS NOT NULL THEN d.resume_at
+                                  ELSE now() + make_interval(secs => i.delay_ms / 1000) END,
+           resume_at = NULL,
            locked_until = NULL, last_attempt_at = i.started_at, last_response_status = i.response_status,
            last_response_body = i.response_body, last_error = i.error, updated_at = now()
          FROM input i

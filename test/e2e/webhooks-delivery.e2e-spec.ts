@@ -304,6 +304,41 @@ describe('webhook delivery', () => {
     ).toBeTruthy();
   });
 
+  it('a manual retry of a pending delivery is one attempt more: a failure leaves its retry schedule as it was', async () => {
+    const r = await receiver(() => ({ status: 500 }));
+    const e = await endpointFor(r.url);
+    const queued = await sendTest(e);
+    await r.waitFor(1);
+    // Pinned between attempts at a later step of the schedule, its next automatic attempt an hour away.
+    const pinned = await eventually(async () => {
+      const { rows } = await t.db.query(
+        `UPDATE webhook_deliveries SET schedule_step = 3, next_attempt_at = date_trunc('second', now()) + interval '1 hour'
+          WHERE id = $1 AND status = 'pending' AND locked_until IS NULL RETURNING attempts, next_attempt_at`,
+        [queued.id],
+      );
+      return rows[0] as { attempts: number; next_attempt_at: Date } | undefined;
+    });
+    for (let click = 1; click <= 3; click++) {
+      const retried = await t.http.post(`${base}/${e.id}/deliveries/${queued.id}/retry/`, undefined, { token: e.key });
+      expect(retried.status).toBe(202);
+      const after = await eventually(async () => {
+        const { rows } = await t.db.query(
+          `SELECT attempts, schedule_step, next_attempt_at, resume_at FROM webhook_deliveries
+            WHERE id = $1 AND locked_until IS NULL AND attempts = $2`,
+          [queued.id, pinned.attempts + click],
+        );
+        return rows[0]?.next_attempt_at > new Date() ? rows[0] : undefined;
+      });
+      expect(after).toEqual({
+        attempts: pinned.attempts + click,
+        schedule_step: 3,
+        next_attempt_at: pinned.next_attempt_at,
+        resume_at: null,
+      });
+    }
+    expect((await delivery(e, queued.id)).status).toBe('pending');
+  });
+
   it("replays a period's events after an outage, once per endpoint and event", async () => {
     const r = await receiver();
     const s = await payingSeller(t, superuser);
