@@ -432,3 +432,65 @@ describe('webhook delivery', () => {
     expect(left.rows[0]).toEqual({ d: 0, a: 0, e: 0 });
   });
 });
+
+/** Within a seller: its slow endpoints cannot hold every slot the seller has (API.md section 5). */
+describe('webhook delivery, a seller with slow endpoints', () => {
+  let t: TestApp;
+  let superuser: TestUser;
+  const receivers: WebhookReceiver[] = [];
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      runWorkers: true,
+      env: {
+        WEBHOOKS_TIMEOUT_SECONDS: '2',
+        WEBHOOKS_ENDPOINT_CONCURRENCY: '2',
+        WEBHOOKS_SELLER_CONCURRENCY: '4',
+      },
+    });
+    superuser = await createUser(t, { superuser: true });
+  });
+  afterAll(async () => {
+    await t.close();
+    await Promise.all(receivers.map((r) => r.stop()));
+  });
+
+  it('two endpoints that never answer leave the seller a slot for its healthy one: it is served at once', async () => {
+    const seller = await createSeller(t, superuser);
+    const key = (await createApiKey(t, superuser.access, seller)).key;
+    const endpoint = async (reply?: () => Reply) => {
+      const r = await new WebhookReceiver(reply).start();
+      receivers.push(r);
+      const res = await t.http.post(`${base}/`, { url: r.url, events: ['*'] }, { token: key });
+      expect(res.status).toBe(201);
+      return res.body.id as string;
+    };
+    const slow = [await endpoint(() => 'hang'), await endpoint(() => 'hang')];
+    const healthy = await endpoint();
+    const send = async (id: string) => {
+      const res = await t.http.post(`${base}/${id}/test/`, undefined, { token: key });
+      expect(res.status).toBe(202);
+      return res.body.id as string;
+    };
+    // A backlog on each slow endpoint, more than the seller's 4 slots, then one event for the healthy one.
+    for (const id of slow) for (let i = 0; i < 4; i++) await send(id);
+    const awaited = await send(healthy);
+    const served = await eventually(async () => {
+      const { rows } = await t.db.query(`SELECT status FROM webhook_deliveries WHERE id = $1`, [awaited]);
+      return rows[0].status === 'succeeded' ? true : undefined;
+    });
+    expect(served).toBe(true);
+    // Served while the slow endpoints' first attempts still hang (they end at the 2 s timeout), each
+    // slow endpoint holding its share of the seller's slots (4 over 3 endpoints: 1), not its own cap (2).
+    const { rows } = await t.db.query(
+      `SELECT endpoint_id, count(*) FILTER (WHERE locked_until > now())::int AS in_flight,
+              (SELECT count(*)::int FROM webhook_attempts a WHERE a.delivery_id = ANY(array_agg(d.id))) AS recorded
+         FROM webhook_deliveries d WHERE endpoint_id = ANY($1::uuid[]) GROUP BY endpoint_id`,
+      [slow],
+    );
+    expect(rows.map((r) => ({ in_flight: r.in_flight, recorded: r.recorded }))).toEqual([
+      { in_flight: 1, recorded: 0 },
+      { in_flight: 1, recorded: 0 },
+    ]);
+  });
+});
