@@ -9,7 +9,8 @@ import { onShutdownSignal } from './shutdown';
 /** HTTP entry point: `npm start`. */
 async function main(): Promise<void> {
   const started = Date.now();
-  const log = (message: string) => console.log(message);
+  // For the operator at the terminal, on stderr: stdout carries only the JSON log lines.
+  const log = (message: string) => console.error(message);
   const runtime = await prepareRuntime('api', log);
   const { config } = runtime;
   let app;

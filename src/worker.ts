@@ -9,7 +9,7 @@ import { onShutdownSignal } from './shutdown';
 
 /** Background workers in a process of their own: `npm run worker`. */
 async function main(): Promise<void> {
-  const runtime = await prepareRuntime('worker', (m) => console.log(m));
+  const runtime = await prepareRuntime('worker', (m) => console.error(m)); // stdout: JSON log lines only
   const logger = createLogger(runtime.config.logLevel);
   const context = await NestFactory.createApplicationContext(
     AppModule.register({ config: runtime.config, metrics: new HttpMetrics(), runWorkers: true }),

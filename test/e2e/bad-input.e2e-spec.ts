@@ -228,6 +228,12 @@ describe('bad input', () => {
       }
     });
 
+    it('answers a long path no route serves 404 with the path cut in the message', async () => {
+      const res = await t.http.get(`/no-such/${'a'.repeat(10_000)}/`);
+      expect(res.status).toBe(404);
+      expect(res.body.message).toBe(`No route matches GET /no-such/${'a'.repeat(191)}….`);
+    });
+
     it('answers a path with a % that starts no escape like one that is not UTF-8: 400, or 404/405 as the path says', async () => {
       const res = await t.http.get('/sellers/%ZZ/', { token: superuser.access });
       expect(res.status).toBe(400);

@@ -87,7 +87,7 @@ export function createFastifyAdapter(options: {
     const error =
       allowed.length > 0
         ? new MethodNotAllowedError(request.method, allowed)
-        : new NotFoundError(`No route matches ${request.method} ${pathOf(request.url)}.`);
+        : noRoute(request);
     const response = toErrorResponse(error, String(request.id));
     return reply.status(response.status).headers(response.headers).send(response.body);
   });
@@ -142,7 +142,7 @@ function routerError(
   if (!allowed.includes(request.method)) {
     return allowed.length > 0
       ? new MethodNotAllowedError(request.method, allowed)
-      : new NotFoundError(`No route matches ${request.method} ${pathOf(request.url)}.`);
+      : noRoute(request);
   }
   return badUrl
     ? new ApiError(400, 'invalid_url', 'The request path is not valid percent-encoded UTF-8.')
@@ -208,6 +208,15 @@ function malformation(code: string | undefined): string {
 function requestIdOf(req: IncomingMessage): string {
   const sent = req.headers['x-request-id'];
   return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
+}
+
+const MAX_PATH_SHOWN = 200;
+
+/** The 404 of a path no route serves; a long path is cut in the message (the body would echo kilobytes). */
+function noRoute(request: FastifyRequest): NotFoundError {
+  const path = pathOf(request.url);
+  const shown = path.length > MAX_PATH_SHOWN ? `${path.slice(0, MAX_PATH_SHOWN)}…` : path;
+  return new NotFoundError(`No route matches ${request.method} ${shown}.`);
 }
 
 function pathOf(url: string): string {
