@@ -108,6 +108,15 @@ describe('RatePlansSyncService', () => {
     expect(Object.keys(problems).every((path) => path.startsWith(at))).toBe(true);
   });
 
+  it('refuses a name of more than one line, or with a direction override, as the API refuses its names', () => {
+    const file = ownPlans();
+    for (const name of ['Padrão\n2026', 'Padrão \u202e6202']) {
+      expect(problemsOf([{ ...file[0], name }])).toEqual({
+        '[0].name': ['must be one line of text, without control characters'],
+      });
+    }
+  });
+
   it('refuses what is not an array of objects', () => {
     expect(problemsOf({ plans: [] })).toEqual({ $: ['must be a JSON array of rate plans'] });
     expect(problemsOf([42])).toEqual({ '[0]': ['must be an object'] });

@@ -6,6 +6,7 @@ import type { FieldErrors } from '../common/errors/api-error';
 import { readFeeTable } from '../split/fee-table';
 import { addError, isPlainObject } from '../split/table';
 import { PlansRepository, RatePlanImport } from './plans.repository';
+import { UNPRINTABLE } from '../common/validation/one-line.decorator';
 
 export interface SyncSummary {
   total: number;
@@ -60,6 +61,9 @@ export class RatePlansSyncService {
       }
       if (typeof item.name !== 'string' || item.name.trim() === '' || item.name.length > 200) {
         addError(problems, `${at}.name`, 'must be a non-empty string of at most 200 characters');
+      } else if (UNPRINTABLE.test(item.name)) {
+        // Shown on one line wherever plans are listed, as the API's other names are.
+        addError(problems, `${at}.name`, 'must be one line of text, without control characters');
       }
       if (item.description !== undefined && typeof item.description !== 'string')
         addError(problems, `${at}.description`, 'must be a string');
