@@ -13,6 +13,9 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { poolOptions } from '../database/pg-options';
 import { deferStatement } from '../database/pipelined-client';
 
+/** At most one queue error is logged in this time (the others are counted). */
+const ERROR_LOG_INTERVAL_MS = 30_000;
+
 export const RUN_WORKERS = Symbol('RUN_WORKERS');
 
 export interface JobDefinition<T extends object = object> {
@@ -38,6 +41,9 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
   private readonly definitions = new Map<string, JobDefinition>();
   private boss?: PgBoss;
   private stopping = false;
+  /** When the last queue error was logged, and how many came since (see onQueueError). */
+  private errorLoggedAt = 0;
+  private errorsUnlogged = 0;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -59,11 +65,7 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
       supervise: this.runWorkers,
     });
     // While stopping, connection errors are expected (Ctrl-C also stops an embedded database).
-    boss.on('error', (error) =>
-      this.stopping
-        ? this.logger.debug({ err: error }, 'Job queue error while stopping')
-        : this.logger.warn({ err: error }, 'Job queue error'),
-    );
+    boss.on('error', (error) => this.onQueueError(error));
     await boss.start();
     this.boss = boss;
     for (const definition of this.definitions.values()) {
@@ -115,6 +117,25 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
     if (!this.boss) return [];
     const queues = await this.boss.getQueues([...this.definitions.keys()]);
     return queues.map((q) => ({ name: q.name, queued: q.queuedCount, active: q.activeCount }));
+  }
+
+  /**
+   * pg-boss reports every failed poll: while the database is unreachable that is several a
+   * second. One is logged per ERROR_LOG_INTERVAL_MS, with the number left unlogged since.
+   */
+  private onQueueError(error: unknown): void {
+    if (this.stopping) {
+      this.logger.debug({ err: error }, 'Job queue error while stopping');
+      return;
+    }
+    const now = Date.now();
+    if (now - this.errorLoggedAt < ERROR_LOG_INTERVAL_MS) {
+      this.errorsUnlogged++;
+      return;
+    }
+    this.logger.warn({ err: error, errors_unlogged: this.errorsUnlogged }, 'Job queue error');
+    this.errorLoggedAt = now;
+    this.errorsUnlogged = 0;
   }
 
   beforeApplicationShutdown(): void {
