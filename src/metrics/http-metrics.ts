@@ -6,6 +6,9 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  * declines, voids, ledger postings, idempotency conflicts), and gauges read at scrape time
  * (registered with `gauge`: outbox backlog, job queues, database pool).
  */
+/** The longest a scrape waits for one gauge's reading. */
+export const GAUGE_READ_MS = 2_000;
+
 export class HttpMetrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'method' | 'route' | 'status'>;
@@ -74,7 +77,10 @@ export class HttpMetrics {
 
   /**
    * A gauge whose values are read when /metrics is scraped. `read` returns the current values
-   * with their labels; when it fails (database unreachable), the gauge is left out of that scrape.
+   * with their labels; when it fails (database unreachable), or has not answered within
+   * GAUGE_READ_MS (a silent database: a scrape must not outlast Prometheus' timeout, and the
+   * process metrics matter most then), the gauge is left out of that scrape (one without labels
+   * reads NaN).
    */
   gauge<L extends string>(
     name: string,
@@ -89,10 +95,18 @@ export class HttpMetrics {
       registers: [this.registry],
       async collect() {
         this.reset();
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('late')), GAUGE_READ_MS).unref();
+        });
         try {
-          for (const { labels, value } of await read()) this.set(labels, value);
+          for (const { labels, value } of await Promise.race([read(), late])) this.set(labels, value);
         } catch {
-          // no value this time
+          // No value this time. A gauge without labels cannot be left out (reset makes it 0, which
+          // would read as an empty outbox during an outage): NaN, a gap on a graph.
+          if (labelNames.length === 0) this.set(NaN);
+        } finally {
+          clearTimeout(timer);
         }
       },
     });

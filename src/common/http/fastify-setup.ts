@@ -84,10 +84,7 @@ export function createFastifyAdapter(options: {
     // No route for this method: 405 when the path serves others, else 404; before any authentication.
     const allowed = routes.allowedMethods(request.url);
     if (!request.is404 && allowed.includes(request.method)) return;
-    const error =
-      allowed.length > 0
-        ? new MethodNotAllowedError(request.method, allowed)
-        : noRoute(request);
+    const error = allowed.length > 0 ? new MethodNotAllowedError(request.method, allowed) : noRoute(request);
     const response = toErrorResponse(error, String(request.id));
     return reply.status(response.status).headers(response.headers).send(response.body);
   });
@@ -140,9 +137,7 @@ function routerError(
   // would match is unknown (404), or served by other methods (405), whatever its spelling.
   const allowed = routes.allowedMethods(badUrl ? request.url.replace(/%([0-9a-fA-F]{2})?/g, '_') : request.url);
   if (!allowed.includes(request.method)) {
-    return allowed.length > 0
-      ? new MethodNotAllowedError(request.method, allowed)
-      : noRoute(request);
+    return allowed.length > 0 ? new MethodNotAllowedError(request.method, allowed) : noRoute(request);
   }
   return badUrl
     ? new ApiError(400, 'invalid_url', 'The request path is not valid percent-encoded UTF-8.')
