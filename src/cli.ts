@@ -91,7 +91,7 @@ program
   )
   .option('--base-url <url>', 'the API address used in the printed curl lines (default: this PORT and HOST)')
   .action(async (options: { baseUrl?: string }) => {
-    if (options.baseUrl !== undefined && !/^https?:\/\/[^/\s]+/.test(options.baseUrl)) {
+    if (options.baseUrl !== undefined && !/^https?:\/\/[^/\s]+(\/\S*)?$/.test(options.baseUrl)) {
       throw new Error('--base-url must be an http(s) URL such as http://localhost:3000');
     }
     await withApplication(async (app) => {

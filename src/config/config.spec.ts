@@ -23,6 +23,9 @@ describe('configuration', () => {
     expect(() => readEnvironment({ WORKERS_IN_API: 'maybe' })).toThrow(/WORKERS_IN_API/);
     expect(() => readEnvironment({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
     expect(() => readEnvironment({ SMTP_URL: 'http://mail' })).toThrow(/SMTP_URL/);
+    expect(() => readEnvironment({ SMTP_URL: 'smtp://mail:99999' })).toThrow(
+      /SMTP_URL must be a valid URL \(host, and a port of 1 to 65535/,
+    );
     expect(() => readEnvironment({ SHUTDOWN_TIMEOUT: '0' })).toThrow(
       /SHUTDOWN_TIMEOUT must be a whole number of seconds between 1 and 300/,
     );

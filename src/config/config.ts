@@ -47,7 +47,9 @@ const urlWithProtocol = (protocols: string[]) =>
         return false;
       }
     },
-    { message: `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}` },
+    {
+      message: `must be a valid URL (host, and a port of 1 to 65535 if any) starting with ${protocols.map((p) => `${p}//`).join(' or ')}`,
+    },
   );
 
 /** A host name of letters, digits and hyphens in dot-separated labels (RFC 1123), not all digits. */

@@ -1,5 +1,6 @@
 import { DEMO_ADMIN, DEMO_SELLER, demoCurlLines, seedDemo } from '../../src/demo/seed-demo';
 import { createUser, login } from '../support/identity';
+import { cliProcess } from '../support/cli-process';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /** `npm run cli -- seed:demo`: the demo data set, made once however often the command runs. */
@@ -77,6 +78,14 @@ describe('seed:demo', () => {
       expect(written.rows[0]).toEqual({ admins: 0, rate_plans: 0, sellers: 1, transactions: 0 });
     } finally {
       await other.close();
+    }
+  });
+
+  it('refuses a --base-url that would print broken curl lines (spaces, not http)', async () => {
+    for (const url of ['http://h:1/ x', 'ftp://h', 'localhost:3000']) {
+      const run = await cliProcess(t.databaseUrl, ['seed:demo', '--base-url', url]).done;
+      expect({ url, code: run.code }).toEqual({ url, code: 1 });
+      expect(run.output).toContain('--base-url must be an http(s) URL such as http://localhost:3000');
     }
   });
 
