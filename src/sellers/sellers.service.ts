@@ -132,11 +132,13 @@ export class SellersService {
     const changes = withCanonicalIds(input);
     const participants = changes.split_participants;
     await this.checkAccountsExist(changes.developer_account, participants);
-    const plans = await this.checkPlans(id, changes);
 
     await this.dataSource.transaction(async (manager) => {
       const before = await this.sellers.lockSeller(manager, id);
       if (!before) throw new NotFoundError('Seller not found.', 'seller_not_found');
+      // Checked against the locked row: a concurrent change of the other plan cannot slip between
+      // the check and the write (a split plan of another rate plan than the seller's).
+      const plans = await this.checkPlans(before, changes);
       const patch = {
         ...plans,
         ...(changes.name !== undefined ? { name: changes.name.trim() } : {}),
@@ -201,18 +203,17 @@ export class SellersService {
    * the seller's rate plan (spec 2.3: a split plan is applied on top of its rate plan).
    */
   private async checkPlans(
-    id: string,
+    current: { ratePlanId: string | null; splitPlanId: string | null },
     changes: UpdateSellerDto,
   ): Promise<{ ratePlanId?: string | null; splitPlanId?: string | null }> {
     if (changes.rate_plan === undefined && changes.split_plan === undefined) return {};
-    const current = await this.sellers.findSeller(id);
-    const ratePlanId = changes.rate_plan !== undefined ? changes.rate_plan : (current?.ratePlanId ?? null);
-    const splitPlanId = changes.split_plan !== undefined ? changes.split_plan : (current?.splitPlanId ?? null);
+    const ratePlanId = changes.rate_plan !== undefined ? changes.rate_plan : current.ratePlanId;
+    const splitPlanId = changes.split_plan !== undefined ? changes.split_plan : current.splitPlanId;
     if (changes.rate_plan) {
       const ratePlan = await this.plans.findRatePlan(changes.rate_plan);
       if (!ratePlan) throw new BadRequestError('rate_plan_not_found', 'The rate plan does not exist.');
       // A retired plan prices no new charge: no seller is moved onto it (one already on it keeps it).
-      if (!ratePlan.active && ratePlan.id !== current?.ratePlanId) {
+      if (!ratePlan.active && ratePlan.id !== current.ratePlanId) {
         throw new BadRequestError('rate_plan_inactive', 'The rate plan is inactive; choose an active one.');
       }
     }

@@ -399,5 +399,30 @@ describe('plans', () => {
       const cleared = await t.http.patch(`/sellers/${seller}`, { split_plan: null }, { token: superuser.access });
       expect(cleared.body.split_plan).toBeNull();
     });
+
+    it("two changes of a seller's plans at once never leave it a split plan of another rate plan", async () => {
+      const other = (await t.http.get('/plans/plans/rates?search=varejo', { token: user.access })).body.results[0].id;
+      const splitOf = async (rate: string) =>
+        (await createSplitPlan({ name: 'S', rate_plan: rate, split_details: '{}', split_details_online: '{}' })).body
+          .id as string;
+      const [first, second, ofOther] = [await splitOf(ratePlanId), await splitOf(ratePlanId), await splitOf(other)];
+      for (let round = 0; round < 10; round++) {
+        const seller = await createSeller(t, superuser);
+        const patch = (body: object) => t.http.patch(`/sellers/${seller}`, body, { token: superuser.access });
+        expect((await patch({ rate_plan: ratePlanId, split_plan: first })).status).toBe(200);
+        // One moves the seller to the other rate plan with its split plan; the other picks another split plan of the first.
+        const answers = await Promise.all([
+          patch({ rate_plan: other, split_plan: ofOther }),
+          patch({ split_plan: second }),
+        ]);
+        expect(answers.every((a) => a.status === 200 || a.body.code === 'split_plan_rate_plan_mismatch')).toBe(true);
+        const { rows } = await t.db.query(
+          `SELECT s.rate_plan_id = p.rate_plan_id AS matches FROM sellers s JOIN split_plans p ON p.id = s.split_plan_id
+            WHERE s.id = $1`,
+          [seller],
+        );
+        expect(rows).toEqual([{ matches: true }]);
+      }
+    });
   });
 });
