@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { isDatabaseUnavailable } from '../common/errors/database-errors';
+import { isDatabaseUnreachable } from '../common/errors/database-errors';
 import { withoutCredentials } from '../config/config';
 import { connectionOptions } from './pg-options';
 
@@ -27,7 +27,7 @@ export async function waitForDatabase(
       return;
     } catch (error) {
       const reason = (error as Error).message || String(error);
-      if (!isDatabaseUnavailable(error)) {
+      if (!isDatabaseUnreachable(error)) {
         throw new Error(`Cannot use the database of DATABASE_URL (${shown}): ${reason}`, { cause: error });
       }
       if (Date.now() + pause > deadline) {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { findFreePort } from '../../src/common/net/free-port';
 import { isProcessAlive } from '../../src/database/data-dir-lock';
 import { spawnApi } from '../support/api-process';
-import { createTestDatabase, dropTestDatabase } from '../support/database';
+import { createTestDatabase, dropTestDatabase, templateUrl, withDatabase } from '../support/database';
 import { TcpProxy } from '../support/tcp-proxy';
 
 /** Start-up and stop of real API processes: an absent database, a crash, `npm start`. */
@@ -32,6 +32,16 @@ describe('process lifecycle', () => {
       );
       expect(output).toMatch(/Cannot reach the database of DATABASE_URL .* after 2 s \(\d+ attempts\): .*ECONNREFUSED/);
       expect(output).not.toContain('sekret-pw');
+    });
+
+    it('naming a database that does not exist: stops at once, without waiting for it', async () => {
+      const url = withDatabase(templateUrl(), 'payments_no_such_database');
+      const api = await spawnApi({ DATABASE_URL: url, DATABASE_WAIT_TIMEOUT: '300' });
+      expect((await api.exited).code).toBe(1);
+      expect(api.output()).toMatch(
+        /Cannot use the database of DATABASE_URL .*payments_no_such_database.*does not exist/,
+      );
+      expect(api.output()).not.toContain('is not reachable');
     });
 
     it('starts once the database becomes reachable within the wait', async () => {

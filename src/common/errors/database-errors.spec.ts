@@ -1,4 +1,4 @@
-import { isCheckViolation, isDatabaseUnavailable, isUniqueViolation } from './database-errors';
+import { isCheckViolation, isDatabaseUnavailable, isDatabaseUnreachable, isUniqueViolation } from './database-errors';
 
 describe('isDatabaseUnavailable', () => {
   it('recognises a database that refuses connections, as well as one out of reach', () => {
@@ -7,6 +7,11 @@ describe('isDatabaseUnavailable', () => {
     }
     const closed = { code: '55000', message: 'database "payments" is not currently accepting connections' };
     expect(isDatabaseUnavailable(closed)).toBe(true);
+  });
+  it('tells start-up to wait only for a database out of reach, not for a wrong password or database name', () => {
+    for (const code of ['3D000', '28P01', '28000'])
+      expect(isDatabaseUnreachable({ driverError: { code } })).toBe(false);
+    for (const code of ['57P03', 'ECONNREFUSED']) expect(isDatabaseUnreachable({ driverError: { code } })).toBe(true);
   });
   it('refuses failures of a statement', () => {
     expect(isDatabaseUnavailable({ driverError: { code: '55000', message: 'currval is not yet defined' } })).toBe(

@@ -12,10 +12,12 @@ const NETWORK_CODES = new Set([
   'EPIPE',
   'EAI_AGAIN',
 ]);
-// 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53300 too_many_connections;
-// refused while connecting: 3D000 the database does not exist (dropped, renamed), 28P01 a wrong
-// password (rotated), 28000 not allowed to connect (pg_hba, a role that may not log in)
-const SERVER_CODES = new Set(['57P01', '57P02', '57P03', '53300', '3D000', '28P01', '28000']);
+// 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53300 too_many_connections
+const SERVER_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
+// Refused while connecting, for what the connection says: 3D000 the database does not exist
+// (dropped, renamed), 28P01 a wrong password (rotated), 28000 not allowed to connect (pg_hba, a
+// role that may not log in). A running service answers 503; start-up does not wait for them.
+const REFUSED_CODES = new Set(['3D000', '28P01', '28000']);
 const MESSAGES = [
   'Connection terminated',
   'timeout exceeded when trying to connect',
@@ -28,7 +30,13 @@ const MESSAGES = [
   'Query read timeout',
 ];
 
-export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+/** The database cannot be used now: out of reach (see isDatabaseUnreachable), or refusing this service's connections. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  return isDatabaseUnreachable(error) || hasCode(error, REFUSED_CODES);
+}
+
+/** Out of reach, starting, stopping or full: what start-up waits for (see waitForDatabase). */
+export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 3) return false;
   const { code, message, driverError, cause } = error as {
     code?: unknown;
@@ -40,7 +48,14 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
     return true;
   }
   if (typeof message === 'string' && MESSAGES.some((m) => message.includes(m))) return true;
-  return isDatabaseUnavailable(driverError, depth + 1) || isDatabaseUnavailable(cause, depth + 1);
+  return isDatabaseUnreachable(driverError, depth + 1) || isDatabaseUnreachable(cause, depth + 1);
+}
+
+function hasCode(error: unknown, codes: Set<string>, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 3) return false;
+  const { code, driverError, cause } = error as { code?: unknown; driverError?: unknown; cause?: unknown };
+  if (typeof code === 'string' && codes.has(code)) return true;
+  return hasCode(driverError, codes, depth + 1) || hasCode(cause, codes, depth + 1);
 }
 
 /**
