@@ -425,11 +425,10 @@ export class WebhooksRepository {
    * Claims up to `limit` due deliveries for one attempt each: the attempt number goes up and
    * a lease hides them from other workers until the attempt is recorded (or the lease ends,
    * when the worker died). SKIP LOCKED lets several workers claim at once without taking the
-   * same delivery. A seller's endpoints get at most `perSeller` requests in flight together, and
-   * each endpoint at most its share of that (`perSeller` over the seller's active endpoints, at
-   * least 1, at most `perEndpoint`), counted across workers: a seller's slow endpoints cannot
-   * take every worker slot, nor every slot of their seller from its other endpoints. (Counted as
-   * this statement sees them: workers claiming at the very same moment may each take up to a cap.)
+   * same delivery. An endpoint gets at most `perEndpoint` requests in flight and a seller's
+   * endpoints `perSeller` together, counted across workers: a slow endpoint, or a seller's
+   * many slow endpoints, cannot take every worker slot. (Counted as this statement sees them:
+   * workers claiming at the very same moment may each take up to a cap.)
    */
   async claimDue(
     limit: number,
@@ -443,32 +442,20 @@ export class WebhooksRepository {
          WHERE d.locked_until IS NOT NULL AND d.locked_until > now() GROUP BY d.endpoint_id, e.seller_id
        ), seller_in_flight AS (
          SELECT seller_id, sum(n)::int AS n FROM in_flight GROUP BY seller_id
-       ), busy_share AS (
-         -- An endpoint's cap is its share of its seller's: a seller's endpoints together never
-         -- hold more than the seller may, so slow ones cannot leave none for the others.
-         SELECT f.endpoint_id FROM in_flight f
-         JOIN (SELECT e.seller_id, count(*)::int AS endpoints FROM webhook_endpoints e
-               WHERE e.seller_id IN (SELECT seller_id FROM in_flight) AND e.active AND e.deleted_at IS NULL
-               GROUP BY e.seller_id) s ON s.seller_id = f.seller_id
-         WHERE f.n >= least($2, greatest(1, $4 / s.endpoints))
        ), due AS (
          SELECT d.id, d.endpoint_id, e.seller_id, d.next_attempt_at
          FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
          WHERE d.status = 'pending' AND d.next_attempt_at <= now()
            AND (d.locked_until IS NULL OR d.locked_until <= now())
-           AND d.endpoint_id NOT IN (SELECT endpoint_id FROM busy_share)
+           AND d.endpoint_id NOT IN (SELECT endpoint_id FROM in_flight WHERE n >= $2)
            AND e.seller_id NOT IN (SELECT seller_id FROM seller_in_flight WHERE n >= $4)
          ORDER BY d.next_attempt_at LIMIT $1 * 4
-       ), share AS (
-         SELECT e.seller_id, least($2, greatest(1, $4 / count(*)::int)) AS cap FROM webhook_endpoints e
-         WHERE e.seller_id IN (SELECT seller_id FROM due) AND e.active AND e.deleted_at IS NULL
-         GROUP BY e.seller_id
        ), within_endpoint AS (
          SELECT r.id, r.seller_id, r.next_attempt_at FROM (
            SELECT due.*, row_number() OVER (PARTITION BY due.endpoint_id ORDER BY due.next_attempt_at) AS place
            FROM due
-         ) r LEFT JOIN in_flight f ON f.endpoint_id = r.endpoint_id LEFT JOIN share c ON c.seller_id = r.seller_id
-         WHERE r.place + coalesce(f.n, 0) <= coalesce(c.cap, $2)
+         ) r LEFT JOIN in_flight f ON f.endpoint_id = r.endpoint_id
+         WHERE r.place + coalesce(f.n, 0) <= $2
        ), ranked AS (
          SELECT r.id FROM (
            SELECT w.*, row_number() OVER (PARTITION BY w.seller_id ORDER BY w.next_attempt_at) AS place
