@@ -13,6 +13,39 @@ describe('webhook delivery policy', () => {
     }
   });
 
+  it('puts a failed manual attempt back at the automatic attempt it put aside: same step, even the last', () => {
+    const resumeAt = new Date(now + 3_600_000);
+    const manual = { ...at, resumeAt };
+    for (const step of [0, 3, RETRY_SCHEDULE_MS.length - 1]) {
+      expect(decideOutcome({ kind: 'response', status: 500 }, step, manual)).toEqual({
+        status: 'pending',
+        delayMs: 3_600_000,
+        scheduleStep: step,
+      });
+    }
+    // Later when the answer asks for it; success and 410 are final as for any attempt.
+    expect(
+      decideOutcome({ kind: 'response', status: 503, retryAfter: '1800' }, 3, {
+        ...at,
+        resumeAt: new Date(now + 600_000),
+      }),
+    ).toMatchObject({
+      delayMs: 1_800_000,
+      scheduleStep: 3,
+    });
+    expect(decideOutcome({ kind: 'response', status: 204 }, 3, manual)).toEqual({ status: 'succeeded' });
+    expect(decideOutcome({ kind: 'response', status: 410 }, 3, manual)).toEqual({
+      status: 'failed',
+      disableEndpoint: true,
+    });
+    // An automatic attempt already due when it was put aside: the manual attempt stands for it.
+    expect(decideOutcome({ kind: 'response', status: 500 }, 3, { ...at, resumeAt: new Date(now - 1) })).toEqual({
+      status: 'pending',
+      delayMs: 0,
+      scheduleStep: 3,
+    });
+  });
+
   it('retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h, then fails', () => {
     const delays: number[] = [];
     let step = 0;

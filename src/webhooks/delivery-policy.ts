@@ -44,17 +44,24 @@ export type AttemptOutcome =
 export function decideOutcome(
   result: AttemptResult,
   scheduleStep: number,
-  options: { scale: number; now: number },
+  options: { scale: number; now: number; resumeAt?: Date | null },
 ): AttemptOutcome {
   if (result.kind === 'response' && result.status >= 200 && result.status < 300) return { status: 'succeeded' };
   if (result.kind === 'response' && result.status === 410) return { status: 'failed', disableEndpoint: true };
-  if (scheduleStep >= RETRY_SCHEDULE_MS.length) return { status: 'failed', disableEndpoint: false };
-  let delayMs = RETRY_SCHEDULE_MS[scheduleStep] * options.scale;
+  // A manual attempt (one more, now) that failed: the delivery goes back to the automatic attempt
+  // it put aside, at the same step of the schedule, later if the answer asked (Retry-After).
+  const manual = options.resumeAt ? Math.max(0, options.resumeAt.getTime() - options.now) : null;
+  if (manual === null && scheduleStep >= RETRY_SCHEDULE_MS.length) return { status: 'failed', disableEndpoint: false };
+  let delayMs = manual ?? RETRY_SCHEDULE_MS[scheduleStep] * options.scale;
   if (result.kind === 'response' && (result.status === 429 || result.status === 503)) {
     const asked = retryAfterMs(result.retryAfter ?? null, options.now);
     if (asked !== null) delayMs = Math.max(delayMs, Math.min(asked, RETRY_AFTER_CAP_MS));
   }
-  return { status: 'pending', delayMs: Math.round(delayMs), scheduleStep: scheduleStep + 1 };
+  return {
+    status: 'pending',
+    delayMs: Math.round(delayMs),
+    scheduleStep: manual === null ? scheduleStep + 1 : scheduleStep,
+  };
 }
 
 /** A `Retry-After` header (delay in seconds or an HTTP date) in milliseconds from `now`; null when absent or unreadable. */

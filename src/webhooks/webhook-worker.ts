@@ -263,6 +263,7 @@ export class WebhookWorker implements OnModuleInit, OnApplicationBootstrap, Befo
     const outcome = decideOutcome(result, delivery.schedule_step, {
       scale: this.config.webhooksRetryScale,
       now: Date.now(),
+      resumeAt: delivery.resume_at,
     });
     this.completions.push({
       record: {

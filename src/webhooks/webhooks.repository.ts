@@ -58,6 +58,8 @@ export interface ClaimedDelivery {
   endpoint_id: string;
   attempt: number;
   schedule_step: number;
+  /** Set when this attempt is a manual one (see retryNow): the automatic attempt it put aside. */
+  resume_at: Date | null;
   url: string;
   secrets: string[];
   event_id: string;
@@ -234,7 +236,7 @@ export class WebhooksRepository {
   /** An endpoint that stops receiving: its pending deliveries fail (a replay can send them later). */
   async failPendingDeliveries(manager: EntityManager, endpointId: string, reason: string): Promise<void> {
     await manager.query(
-      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, locked_until = NULL,
+      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, locked_until = NULL, resume_at = NULL,
          last_error = $2, updated_at = now()
        WHERE endpoint_id = $1 AND status = 'pending'`,
       [endpointId, reason],
@@ -335,7 +337,7 @@ export class WebhooksRepository {
            AND ($5::text[] IS NULL OR o.type = ANY ($5))
            AND (o.type = ANY ($6) OR '*' = ANY ($6))
          ON CONFLICT (endpoint_id, event_id) DO UPDATE
-           SET status = 'pending', schedule_step = 0, next_attempt_at = now(), updated_at = now()
+           SET status = 'pending', schedule_step = 0, next_attempt_at = now(), resume_at = NULL, updated_at = now()
          RETURNING 1
        )
        SELECT count(*)::int AS queued FROM queued`,
@@ -474,7 +476,7 @@ export class WebhooksRepository {
        FROM webhook_endpoints e, outbox_events o
        WHERE d.id IN (SELECT id FROM chosen) AND e.id = d.endpoint_id AND o.id = d.event_id
          AND e.active AND e.deleted_at IS NULL
-       RETURNING d.id, d.endpoint_id, d.attempts AS attempt, d.schedule_step, e.url,
+       RETURNING d.id, d.endpoint_id, d.attempts AS attempt, d.schedule_step, d.resume_at, e.url,
          ARRAY[e.secret] || ARRAY(SELECT r.secret FROM webhook_retired_secrets r
                                   WHERE r.endpoint_id = e.id AND r.expires_at > now() ORDER BY r.expires_at DESC) AS secrets,
          o.id AS event_id, o.type AS event_type, ${ISO('o.created_at')} AS event_created_at, o.data AS event_data`,
@@ -505,12 +507,8 @@ export class WebhooksRepository {
          SELECT delivery_id, number, started_at, duration_ms, response_status, error FROM input
          ON CONFLICT (delivery_id, number) DO NOTHING
        ), delivery AS (
-         UPDATE webhook_deliveries d SET status = i.status,
-           -- A failed manual attempt goes back to the automatic one it put aside (see retryNow).
-           schedule_step = CASE WHEN d.resume_at IS NOT NULL AND i.status = 'pending' THEN d.schedule_step
-                                ELSE i.schedule_step END,
-           next_attempt_at = CASE WHEN i.status <> 'pending' THEN NULL WHEN d.resume_at IS NOT NULL THEN d.resume_at
-                                  ELSE now() + make_interval(secs => i.delay_ms / 1000) END,
+         UPDATE webhook_deliveries d SET status = i.status, schedule_step = i.schedule_step,
+           next_attempt_at = CASE WHEN i.status = 'pending' THEN now() + make_interval(secs => i.delay_ms / 1000) END,
            resume_at = NULL,
            locked_until = NULL, last_attempt_at = i.started_at, last_response_status = i.response_status,
            last_response_body = i.response_body, last_error = i.error, updated_at = now()

@@ -329,12 +329,9 @@ describe('webhook delivery', () => {
         );
         return rows[0]?.next_attempt_at > new Date() ? rows[0] : undefined;
       });
-      expect(after).toEqual({
-        attempts: pinned.attempts + click,
-        schedule_step: 3,
-        next_attempt_at: pinned.next_attempt_at,
-        resume_at: null,
-      });
+      // Back at the automatic attempt put aside (to the few milliseconds between the worker's clock and the database's).
+      expect(Math.abs(after.next_attempt_at.getTime() - pinned.next_attempt_at.getTime())).toBeLessThan(1_000);
+      expect(after).toMatchObject({ attempts: pinned.attempts + click, schedule_step: 3, resume_at: null });
     }
     expect((await delivery(e, queued.id)).status).toBe('pending');
   });
