@@ -251,5 +251,16 @@ describe('seller API keys', () => {
       token: superuser.access,
     });
     expect({ status: crossed.status, code: crossed.body.code }).toEqual({ status: 400, code: 'invalid_cursor' });
+    // Nor is the same list's cursor of another seller; the seller's id in another case is the same list.
+    const otherSeller = await createSeller(t, superuser);
+    const ofOther = await t.http.get(`/integrations/apikeys/${otherSeller}/apikeys?cursor=${first.body.next_cursor}`, {
+      token: superuser.access,
+    });
+    expect({ status: ofOther.status, code: ofOther.body.code }).toEqual({ status: 400, code: 'invalid_cursor' });
+    const upper = await t.http.get(
+      `/integrations/apikeys/${s.toUpperCase()}/apikeys?limit=2&cursor=${first.body.next_cursor}`,
+      { token: superuser.access },
+    );
+    expect(upper.body.results).toEqual(second.body.results);
   });
 });

@@ -1,7 +1,7 @@
 import { Type as ClassType } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, isUUID, Max, MaxLength, Min } from 'class-validator';
 import { createHash } from 'node:crypto';
 import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { currentRequest } from '../context/request-context';
@@ -12,8 +12,8 @@ import { BadRequestError } from '../errors/api-error';
  * strictly increasing `seq` (an identity column with an index), so a page is one index
  * range scan whatever the table's size: no OFFSET, no COUNT. The cursor is opaque to
  * clients: base64url of the last row's position, the direction it was read in and the list
- * (route) that issued it, so that a cursor of another list is refused rather than read as a
- * position in this one.
+ * (route and record) that issued it, so that a cursor of another list is refused rather than
+ * read as a position in this one.
  */
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -89,10 +89,22 @@ export function toPageRequest(query: PageQueryDto): PageRequest {
   };
 }
 
-/** The list a request reads: a short hash of its route template (one per list endpoint). */
+/**
+ * The list a request reads: a short hash of its route template and path parameters (UUIDs in
+ * one case), so that a cursor of one list, or of the same list of another record (an endpoint's
+ * deliveries, an account's postings), is not taken by another.
+ */
 function listTag(): string | undefined {
-  const route = currentRequest()?.request.routeOptions?.url;
-  return route ? createHash('sha256').update(route).digest('base64url').slice(0, 8) : undefined;
+  const request = currentRequest()?.request;
+  const route = request?.routeOptions?.url;
+  if (!route) return undefined;
+  const params = Object.entries((request.params ?? {}) as Record<string, string>)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, value]) => `${name}=${isUUID(value) ? value.toLowerCase() : value}`);
+  return createHash('sha256')
+    .update([route, ...params].join('\n'))
+    .digest('base64url')
+    .slice(0, 8);
 }
 
 export function encodeCursor(position: string, descending: boolean, list?: string): string {
