@@ -84,29 +84,53 @@ function checkDataDir(dataDir: string): void {
 }
 
 /**
- * The secret kept in DATA_DIR/jwt-secret, made on first start. It is written whole under another
- * name and then linked into place, which fails if the file exists: two processes starting at once
- * end with the same secret, and a crash never leaves half of one. A file holding no usable secret
+ * The secret kept in DATA_DIR/jwt-secret, made on first start. A new one is written whole under
+ * a name of its own and then linked into place, which fails if the file exists: two processes
+ * starting at once end with the same secret, and a crash never leaves half of one (where the
+ * file system has no links, it is created exclusively instead). A file holding no usable secret
  * (emptied, edited by hand) stops start-up rather than sign tokens with it.
  */
 function readOrCreateJwtSecret(dataDir: string): string {
   const root = resolve(dataDir);
   const file = join(root, 'jwt-secret');
-  mkdirSync(root, { recursive: true });
-  const fresh = join(root, `jwt-secret.${process.pid}.tmp`);
-  writeFileSync(fresh, randomBytes(48).toString('base64url'), { mode: 0o600 });
-  try {
-    linkSync(fresh, file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    rmSync(fresh, { force: true });
-  }
-  const secret = readFileSync(file, 'utf8').trim();
+  const secret = readSecretFile(file) ?? createSecretFile(root, file);
   if (!isStrongSecret(secret)) {
     throw new ConfigError([
       `${file} must hold a secret of at least 32 characters other than spaces; delete it to have a new one made (tokens signed with the old one stop working), or set JWT_SECRET`,
     ]);
   }
   return secret;
+}
+
+/** The file's secret, or null when there is no file yet. */
+function readSecretFile(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+function createSecretFile(root: string, file: string): string {
+  mkdirSync(root, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  const fresh = join(root, `.jwt-secret.${randomBytes(8).toString('hex')}.tmp`);
+  writeFileSync(fresh, secret, { mode: 0o600, flag: 'wx' });
+  try {
+    linkSync(fresh, file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST') {
+      // No links here (some network and container file systems): created exclusively instead.
+      try {
+        writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+      } catch (created) {
+        if ((created as NodeJS.ErrnoException).code !== 'EEXIST') throw created;
+      }
+    }
+  } finally {
+    rmSync(fresh, { force: true });
+  }
+  return readSecretFile(file) ?? secret;
 }

@@ -123,6 +123,7 @@ describe('configuration', () => {
     }
     expect(() => readEnvironment({ CREDENTIAL_CACHE_SECONDS: ' ' })).toThrow(/CREDENTIAL_CACHE_SECONDS/);
     expect(() => readEnvironment({ WEBHOOKS_RETRY_SCALE: '0x1' })).toThrow(/WEBHOOKS_RETRY_SCALE/);
+    expect(readEnvironment({ WEBHOOKS_RETRY_SCALE: String(1e-7) }).WEBHOOKS_RETRY_SCALE).toBe(1e-7);
     expect(readEnvironment({ PORT: '8080', WEBHOOKS_RETRY_SCALE: '0.5' })).toMatchObject({
       PORT: 8080,
       WEBHOOKS_RETRY_SCALE: 0.5,

@@ -127,7 +127,8 @@ const envSchema = z
     WEBHOOKS_ALLOW_PRIVATE_URLS: booleanFlag.default(false),
     WEBHOOKS_RETRY_SCALE: z
       .string()
-      .regex(/^\d*\.?\d+$/, { message: 'must be a number greater than 0 and at most 1' })
+      // Decimal, with an exponent allowed: a test scale such as 1e-7 is written so by String().
+      .regex(/^(\d+\.?\d*|\.\d+)(e-?\d+)?$/i, { message: 'must be a number greater than 0 and at most 1' })
       .transform(Number)
       .pipe(
         z
