@@ -178,7 +178,6 @@ describe('bad input', () => {
     });
 
     it('answers a request Node cannot parse (a control character in a header) with the error body and X-Request-Id', async () => {
-      const { port, hostname } = new URL(t.baseUrl);
       for (const [request, says] of [
         ['POST /user/login/ HTTP/1.1\r\nHost: x\r\nIdempotency-Key: a\x01b\r\nContent-Length: 0\r\n\r\n', /header/],
         [
@@ -188,13 +187,7 @@ describe('bad input', () => {
         ['POST /user/login/ HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', /chunked body/],
         ['FOO /user/login/ HTTP/1.1\r\nHost: x\r\n\r\n', /method/],
       ] as const) {
-        const raw = await new Promise<string>((resolve, reject) => {
-          const socket = connect(Number(port), hostname, () => socket.write(request));
-          let answer = '';
-          socket.on('data', (chunk) => (answer += chunk.toString()));
-          socket.on('end', () => resolve(answer));
-          socket.on('error', reject);
-        });
+        const raw = await sendRaw(t.baseUrl, request);
         const [head, body] = raw.split('\r\n\r\n');
         expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
         const requestId = /\r\nX-Request-Id: ([0-9a-f-]{36})\r\n/i.exec(head)?.[1];
@@ -209,20 +202,13 @@ describe('bad input', () => {
     });
 
     it('answers a URL too long for the parser 414 uri_too_long, headers too large 431, with the error body', async () => {
-      const { port, hostname } = new URL(t.baseUrl);
       const cases = [
         [`GET /sellers/?q=${'a'.repeat(30_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 414, 'uri_too_long'],
         [`GET /sellers/${'a'.repeat(20_000)}/ HTTP/1.1\r\nHost: x\r\n\r\n`, 414, 'uri_too_long'],
         [`GET /sellers/ HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'headers_too_large'],
       ] as const;
       for (const [request, status, code] of cases) {
-        const raw = await new Promise<string>((resolve, reject) => {
-          const socket = connect(Number(port), hostname, () => socket.write(request));
-          let answer = '';
-          socket.on('data', (chunk) => (answer += chunk.toString()));
-          socket.on('end', () => resolve(answer));
-          socket.on('error', reject);
-        });
+        const raw = await sendRaw(t.baseUrl, request);
         const [head, body] = raw.split('\r\n\r\n');
         expect({ status: Number(head.split(' ')[1]), code: JSON.parse(body).code }).toEqual({ status, code });
       }
@@ -393,3 +379,15 @@ describe('bad input', () => {
     });
   });
 });
+
+/** Writes `request` as it is on a new connection to the service and answers all it reads back. */
+function sendRaw(baseUrl: string, request: string): Promise<string> {
+  const { port, hostname } = new URL(baseUrl);
+  return new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(request));
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString()));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
