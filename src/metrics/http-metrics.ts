@@ -1,14 +1,14 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+/** The longest a scrape waits for one gauge's reading. */
+export const GAUGE_READ_MS = 2_000;
+
 /**
  * The application's metrics, in a registry of its own: requests (count and latency by route and
  * status), business events counted as they are written (transactions by payment type and status,
  * declines, voids, ledger postings, idempotency conflicts), and gauges read at scrape time
  * (registered with `gauge`: outbox backlog, job queues, database pool).
  */
-/** The longest a scrape waits for one gauge's reading. */
-export const GAUGE_READ_MS = 2_000;
-
 export class HttpMetrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'method' | 'route' | 'status'>;
