@@ -32,7 +32,7 @@ const MESSAGES = [
 
 /** The database cannot be used now: out of reach (see isDatabaseUnreachable), or refusing this service's connections. */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  return isDatabaseUnreachable(error) || hasCode(error, REFUSED_CODES);
+  return isDatabaseUnreachable(error) || REFUSED_CODES.has(String(sqlStateOf(error)));
 }
 
 /** Out of reach, starting, stopping or full: what start-up waits for (see waitForDatabase). */
@@ -49,13 +49,6 @@ export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
   }
   if (typeof message === 'string' && MESSAGES.some((m) => message.includes(m))) return true;
   return isDatabaseUnreachable(driverError, depth + 1) || isDatabaseUnreachable(cause, depth + 1);
-}
-
-function hasCode(error: unknown, codes: Set<string>, depth = 0): boolean {
-  if (!error || typeof error !== 'object' || depth > 3) return false;
-  const { code, driverError, cause } = error as { code?: unknown; driverError?: unknown; cause?: unknown };
-  if (typeof code === 'string' && codes.has(code)) return true;
-  return hasCode(driverError, codes, depth + 1) || hasCode(cause, codes, depth + 1);
 }
 
 /**
