@@ -429,8 +429,10 @@ export class WebhooksRepository {
    * when the worker died). SKIP LOCKED lets several workers claim at once without taking the
    * same delivery. An endpoint gets at most `perEndpoint` requests in flight and a seller's
    * endpoints `perSeller` together, counted across workers: a slow endpoint, or a seller's
-   * many slow endpoints, cannot take every worker slot. (Counted as this statement sees them:
-   * workers claiming at the very same moment may each take up to a cap.)
+   * many slow endpoints, cannot take every worker slot. An endpoint that is failing (its last
+   * attempt failed) gets one request at a time until one succeeds, so that the seller's dead
+   * endpoints leave the seller's requests to its healthy ones. (Counted as this statement sees
+   * them: workers claiming at the very same moment may each take up to a cap.)
    */
   async claimDue(
     limit: number,
@@ -445,19 +447,22 @@ export class WebhooksRepository {
        ), seller_in_flight AS (
          SELECT seller_id, sum(n)::int AS n FROM in_flight GROUP BY seller_id
        ), due AS (
-         SELECT d.id, d.endpoint_id, e.seller_id, d.next_attempt_at
+         SELECT d.id, d.endpoint_id, e.seller_id, d.next_attempt_at, c.free AS endpoint_free
          FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+         LEFT JOIN in_flight f ON f.endpoint_id = d.endpoint_id
+         CROSS JOIN LATERAL (
+           SELECT CASE WHEN e.failing_since IS NULL THEN $2 ELSE 1 END - coalesce(f.n, 0) AS free) c
          WHERE d.status = 'pending' AND d.next_attempt_at <= now()
            AND (d.locked_until IS NULL OR d.locked_until <= now())
-           AND d.endpoint_id NOT IN (SELECT endpoint_id FROM in_flight WHERE n >= $2)
+           AND c.free > 0
            AND e.seller_id NOT IN (SELECT seller_id FROM seller_in_flight WHERE n >= $4)
          ORDER BY d.next_attempt_at LIMIT $1 * 4
        ), within_endpoint AS (
          SELECT r.id, r.seller_id, r.next_attempt_at FROM (
            SELECT due.*, row_number() OVER (PARTITION BY due.endpoint_id ORDER BY due.next_attempt_at) AS place
            FROM due
-         ) r LEFT JOIN in_flight f ON f.endpoint_id = r.endpoint_id
-         WHERE r.place + coalesce(f.n, 0) <= $2
+         ) r
+         WHERE r.place <= r.endpoint_free
        ), ranked AS (
          SELECT r.id FROM (
            SELECT w.*, row_number() OVER (PARTITION BY w.seller_id ORDER BY w.next_attempt_at) AS place

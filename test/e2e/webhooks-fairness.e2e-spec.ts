@@ -5,10 +5,11 @@ import { WebhookReceiver } from '../support/webhook-receiver';
 const base = '/integrations/webhooks';
 
 /**
- * One seller's slow endpoints never take every request a worker has (WEBHOOKS_SELLER_CONCURRENCY):
- * here a worker sends 4 requests at once, 2 per endpoint and 3 per seller.
+ * A worker sending `concurrency` requests at once, at most 2 per endpoint and 3 per seller
+ * (WEBHOOKS_SELLER_CONCURRENCY), with `timeoutSeconds` for an answer, set up around the
+ * describe block that calls it.
  */
-describe('webhook delivery across sellers', () => {
+function deliveryWorker(concurrency: number, timeoutSeconds: number) {
   let t: TestApp;
   let superuser: TestUser;
   const receivers: WebhookReceiver[] = [];
@@ -17,10 +18,10 @@ describe('webhook delivery across sellers', () => {
     t = await startTestApp({
       runWorkers: true,
       env: {
-        WEBHOOKS_CONCURRENCY: '4',
+        WEBHOOKS_CONCURRENCY: String(concurrency),
         WEBHOOKS_ENDPOINT_CONCURRENCY: '2',
         WEBHOOKS_SELLER_CONCURRENCY: '3',
-        WEBHOOKS_TIMEOUT_SECONDS: '10',
+        WEBHOOKS_TIMEOUT_SECONDS: String(timeoutSeconds),
       },
     });
     superuser = await createUser(t, { superuser: true });
@@ -30,40 +31,75 @@ describe('webhook delivery across sellers', () => {
     await t.close();
   });
 
-  const receiver = async (reply?: ConstructorParameters<typeof WebhookReceiver>[0]) => {
-    const r = await new WebhookReceiver(reply).start();
-    receivers.push(r);
-    return r;
+  return {
+    receiver: async (reply?: ConstructorParameters<typeof WebhookReceiver>[0]) => {
+      const r = await new WebhookReceiver(reply).start();
+      receivers.push(r);
+      return r;
+    },
+    sellerWithKey: async () => {
+      const seller = await createSeller(t, superuser);
+      return { seller, key: (await createApiKey(t, superuser.access, seller)).key };
+    },
+    endpoint: async (key: string, url: string) => {
+      const res = await t.http.post(`${base}/`, { url, events: ['*'] }, { token: key });
+      if (res.status !== 201) throw new Error(`create webhook: ${res.status} ${res.text}`);
+      return res.body.id as string;
+    },
+    sendTest: async (key: string, id: string) =>
+      expect((await t.http.post(`${base}/${id}/test/`, undefined, { token: key })).status).toBe(202),
   };
-  const sellerWithKey = async () => {
-    const seller = await createSeller(t, superuser);
-    return { seller, key: (await createApiKey(t, superuser.access, seller)).key };
-  };
-  const endpoint = async (key: string, url: string) => {
-    const res = await t.http.post(`${base}/`, { url, events: ['*'] }, { token: key });
-    if (res.status !== 201) throw new Error(`create webhook: ${res.status} ${res.text}`);
-    return res.body.id as string;
-  };
-  const sendTest = async (key: string, id: string) =>
-    expect((await t.http.post(`${base}/${id}/test/`, undefined, { token: key })).status).toBe(202);
+}
+
+describe('webhook delivery across sellers', () => {
+  const w = deliveryWorker(4, 10);
 
   it("serves another seller while one seller's slow endpoints hold all the requests they may", async () => {
-    const slow = await receiver(() => 'hang');
-    const fast = await receiver();
-    const a = await sellerWithKey();
-    const b = await sellerWithKey();
+    const slow = await w.receiver(() => 'hang');
+    const fast = await w.receiver();
+    const a = await w.sellerWithKey();
+    const b = await w.sellerWithKey();
     const origin = `http://127.0.0.1:${slow.port}`;
     // Three endpoints of one seller, two deliveries each: 6 requests, the endpoint caps allow all 6.
     for (const path of ['/a1', '/a2', '/a3']) {
-      const id = await endpoint(a.key, `${origin}${path}`);
-      for (let i = 0; i < 2; i++) await sendTest(a.key, id);
+      const id = await w.endpoint(a.key, `${origin}${path}`);
+      for (let i = 0; i < 2; i++) await w.sendTest(a.key, id);
     }
     await slow.waitFor(3);
     await new Promise((resolve) => setTimeout(resolve, 500)); // time to claim a 4th, were it allowed
     expect(slow.received.length).toBe(3);
     // The worker's fourth request goes to the other seller, long before the slow ones time out (10 s).
-    await sendTest(b.key, await endpoint(b.key, fast.url));
+    await w.sendTest(b.key, await w.endpoint(b.key, fast.url));
     await fast.waitFor(1, () => true, 8_000);
     expect(slow.received.length).toBe(3);
+  });
+});
+
+describe("webhook delivery across one seller's endpoints", () => {
+  const w = deliveryWorker(8, 2);
+
+  it("leaves a seller's requests to its healthy endpoint while its dead endpoints have a backlog", async () => {
+    const slow = await w.receiver(() => 'hang');
+    const fast = await w.receiver();
+    const c = await w.sellerWithKey();
+    const origin = `http://127.0.0.1:${slow.port}`;
+    // Two dead endpoints with 12 deliveries each: at the seller's 3 requests of 2 s at a time,
+    // 16 s of backlog; the worker has 5 requests more.
+    for (const path of ['/c1', '/c2']) {
+      const id = await w.endpoint(c.key, `${origin}${path}`);
+      for (let i = 0; i < 12; i++) await w.sendTest(c.key, id);
+    }
+    await slow.waitFor(3);
+    // Their first requests time out: from then on each is failing and gets one request at a time.
+    await slow.waitFor(5, () => true, 8_000);
+    const seen = slow.received.length;
+    // The seller's healthy endpoint gets its deliveries at once, the dead ones' older backlog
+    // notwithstanding (it would otherwise wait for that backlog).
+    const healthy = await w.endpoint(c.key, fast.url);
+    await w.sendTest(c.key, healthy);
+    await w.sendTest(c.key, healthy);
+    await fast.waitFor(2, () => true, 1_500);
+    // One request at a time to each dead endpoint meanwhile.
+    expect(slow.received.length - seen).toBeLessThanOrEqual(2);
   });
 });
