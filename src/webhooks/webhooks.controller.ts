@@ -225,7 +225,7 @@ export class WebhooksController {
   @ApiOperation({
     summary: 'One more attempt now, whatever the state',
     description:
-      'Queues one attempt now: a pending delivery keeps its schedule; a finished one gets a single attempt. The `webhook-id` stays the event id.',
+      'Queues one attempt now: a pending delivery keeps its schedule; a finished one gets a single attempt. A delivery with an attempt in flight is sent again at once; the earlier attempt is still listed when it ends, but the delivery follows the new one. The `webhook-id` stays the event id.',
   })
   @ApiAcceptedResponse({ type: DeliveryResponseDto })
   @ApiErrorResponses(404, 409)

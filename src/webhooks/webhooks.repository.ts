@@ -298,7 +298,9 @@ export class WebhooksRepository {
 
   /**
    * One more attempt now. A pending delivery keeps its schedule; a finished one gets a
-   * single attempt (a failure makes it `failed` again).
+   * single attempt (a failure makes it `failed` again). An attempt in flight loses its lease:
+   * the new attempt is claimable at once, and the old one, when it ends, is recorded without
+   * changing the delivery (completeAttempts).
    */
   async retryNow(
     manager: EntityManager,
@@ -311,7 +313,7 @@ export class WebhooksRepository {
          schedule_step = CASE WHEN status = 'pending' THEN schedule_step ELSE $3 END,
          resume_at = CASE WHEN status <> 'pending' THEN NULL
                           WHEN next_attempt_at > now() THEN next_attempt_at ELSE resume_at END,
-         status = 'pending', next_attempt_at = now(), updated_at = now()
+         status = 'pending', next_attempt_at = now(), locked_until = NULL, updated_at = now()
        WHERE endpoint_id = $1 AND id = $2 RETURNING ${DELIVERY_COLUMNS}`,
       [endpointId, id, singleAttemptStep],
     );
@@ -337,7 +339,8 @@ export class WebhooksRepository {
            AND ($5::text[] IS NULL OR o.type = ANY ($5))
            AND (o.type = ANY ($6) OR '*' = ANY ($6))
          ON CONFLICT (endpoint_id, event_id) DO UPDATE
-           SET status = 'pending', schedule_step = 0, next_attempt_at = now(), resume_at = NULL, updated_at = now()
+           SET status = 'pending', schedule_step = 0, next_attempt_at = now(), resume_at = NULL, locked_until = NULL,
+             updated_at = now()
          RETURNING 1
        )
        SELECT count(*)::int AS queued FROM queued`,
@@ -492,8 +495,9 @@ export class WebhooksRepository {
 
   /**
    * Records a batch of attempts and their deliveries' next state, in one statement. A
-   * delivery whose claim was lost (another worker took it after the lease ended) keeps the
-   * other worker's state; its attempt row is kept either way. Also keeps each endpoint's
+   * delivery whose claim was lost (another worker took it after the lease ended, or a manual
+   * retry or a replay took the lease away: see retryNow) keeps the state that came after; its
+   * attempt row is kept either way. Also keeps each endpoint's
    * failure streak (a success ends it, the first failure starts it) and answers, for each
    * delivery updated, when its endpoint's streak began before this batch.
    */
@@ -518,7 +522,7 @@ export class WebhooksRepository {
            locked_until = NULL, last_attempt_at = i.started_at, last_response_status = i.response_status,
            last_response_body = i.response_body, last_error = i.error, updated_at = now()
          FROM input i
-         WHERE d.id = i.delivery_id AND d.attempts = i.number AND d.status = 'pending'
+         WHERE d.id = i.delivery_id AND d.attempts = i.number AND d.status = 'pending' AND d.locked_until IS NOT NULL
          RETURNING d.id, d.endpoint_id, i.status, i.started_at
        ), endpoint AS (
          SELECT e.id, e.failing_since FROM webhook_endpoints e WHERE e.id IN (SELECT endpoint_id FROM delivery)

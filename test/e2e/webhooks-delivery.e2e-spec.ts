@@ -304,6 +304,30 @@ describe('webhook delivery', () => {
     ).toBeTruthy();
   });
 
+  it('a manual retry of a delivery in flight is made at once, and the late end of the first attempt does not undo it', async () => {
+    // The first request hangs until the worker gives up (2 s); the retry is answered at once.
+    const r = await receiver((_request, index) => (index === 0 ? 'hang' : { status: 204 }));
+    const e = await endpointFor(r.url);
+    const queued = await sendTest(e);
+    await r.waitFor(1);
+    const retried = await t.http.post(`${base}/${e.id}/deliveries/${queued.id}/retry/`, undefined, { token: e.key });
+    expect(retried.status).toBe(202);
+    // Sent while the first is still in flight, not after it times out.
+    await r.waitFor(2, () => true, 1_500);
+    // The first attempt ends later, as a timeout: it is recorded, and the delivery stays as the retry left it.
+    const all = await eventually(async () => {
+      const list = await attempts(e, queued.id);
+      return list.length === 2 && list.every((a) => a.response_status !== null || a.error !== null) ? list : undefined;
+    });
+    // Listed as recorded: the retry's attempt first.
+    expect(all.map((a) => [a.number, a.response_status])).toEqual([
+      [2, 204],
+      [1, null],
+    ]);
+    expect(all[1].error).toBeTruthy();
+    expect(await delivery(e, queued.id)).toMatchObject({ status: 'succeeded', attempts: 2, last_response_status: 204 });
+  });
+
   it('a manual retry of a pending delivery is one attempt more: a failure leaves its retry schedule as it was', async () => {
     const r = await receiver(() => ({ status: 500 }));
     const e = await endpointFor(r.url);
