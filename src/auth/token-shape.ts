@@ -5,6 +5,20 @@ import type { TokenClaims, TokenType } from './tokens.service';
 export const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 export const API_KEY_SHAPE = UUID_SHAPE;
 
+/**
+ * Whether a JWT-shaped token's payload is a JSON object, as every token's claims are. The
+ * verifier (jsonwebtoken) reads claims off a payload of `null` and throws a TypeError, where
+ * it refuses other non-objects cleanly; such a token is simply not valid.
+ */
+export function hasClaimsObject(token: string): boolean {
+  try {
+    const payload: unknown = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8'));
+    return typeof payload === 'object' && payload !== null && !Array.isArray(payload);
+  } catch {
+    return false;
+  }
+}
+
 /** Whether a bearer token has the shape of a session (JWT) or of an API key: one the guard authenticates. */
 export function isSessionOrKeyShaped(token: string): boolean {
   return JWT_SHAPE.test(token) || API_KEY_SHAPE.test(token);

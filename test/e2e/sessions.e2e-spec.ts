@@ -1,5 +1,5 @@
 import { decodeJwt, jwtVerify, SignJWT } from 'jose';
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { UsersService } from '../../src/auth/users.service';
 import { FixturesModule } from '../support/fixtures.module';
 import { createUser, login, validCnpj } from '../support/identity';
@@ -280,6 +280,30 @@ describe('users and sessions', () => {
       const refresh = decodeJwt(user.refresh);
       const endless = await sign({ typ: 'refresh', ver: 0, sub: user.id, jti: refresh.jti, iat: now });
       expect((await t.http.post('/user/token/refresh', { refresh: endless })).status).toBe(401);
+    });
+
+    it('refuses a token signed with the secret whose payload is no claims object (401, never 500)', async () => {
+      const part = (value: string) => Buffer.from(value).toString('base64url');
+      const signed = (payload: string) => {
+        const unsigned = `${part('{"alg":"HS256","typ":"JWT"}')}.${part(payload)}`;
+        return `${unsigned}.${createHmac('sha256', TEST_JWT_SECRET).update(unsigned).digest('base64url')}`;
+      };
+      for (const payload of ['null', '[]', '1', '"x"', 'true']) {
+        const token = signed(payload);
+        const me = await t.http.get('/user/me', { token });
+        expect({ payload, status: me.status, code: me.body.code }).toEqual({
+          payload,
+          status: 401,
+          code: 'invalid_token',
+        });
+        expect(me.headers.get('www-authenticate')).toBe('Bearer');
+        const refreshed = await t.http.post('/user/token/refresh', { refresh: token });
+        expect({ payload, status: refreshed.status, code: refreshed.body.code }).toEqual({
+          payload,
+          status: 401,
+          code: 'invalid_token',
+        });
+      }
     });
 
     it('keeps Idempotency-Key replays apart per credential', async () => {

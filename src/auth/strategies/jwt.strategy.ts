@@ -6,7 +6,7 @@ import { UnauthorizedError } from '../../common/errors/api-error';
 import { APP_CONFIG, AppConfig } from '../../config/config';
 import { CredentialCache } from '../credential-cache';
 import type { UserPrincipal } from '../principal';
-import { isWellFormed, JWT_SHAPE } from '../token-shape';
+import { hasClaimsObject, isWellFormed, JWT_SHAPE } from '../token-shape';
 import { JWT_AUDIENCE, JWT_ISSUER, TokenClaims } from '../tokens.service';
 import { UsersRepository } from '../users.repository';
 
@@ -37,7 +37,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     super({
       jwtFromRequest: (request: Parameters<typeof bearerToken>[0]) => {
         const token = bearerToken(request);
-        return token && JWT_SHAPE.test(token) ? token : null;
+        // A JWT whose payload is no claims object is refused here (the guard answers invalid_token).
+        return token && JWT_SHAPE.test(token) && hasClaimsObject(token) ? token : null;
       },
       // A key object made once: given a string, jsonwebtoken parses it as a key on every request
       // (a fifth of the CPU of a busy process). jsonwebtoken takes a KeyObject; the typings lag.
