@@ -224,7 +224,10 @@ export class VoidTransactionDto {
 }
 
 export class CreateSplitRuleDto {
-  @ApiProperty({ format: 'uuid', description: 'A unified account (seller or sub-account).' })
+  @ApiProperty({
+    format: 'uuid',
+    description: 'A unified account (seller or sub-account) of the platform, of any seller.',
+  })
   @IsUUID('all', { message: 'must be the UUID of a unified account' })
   recipient: string;
 
