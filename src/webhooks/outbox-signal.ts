@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner } from 'typeorm';
 import type { TransactionCommitEvent } from 'typeorm/subscriber/event/TransactionCommitEvent';
@@ -32,9 +32,9 @@ function takeMark(runner: QueryRunner): boolean {
  * events on their own every few seconds.
  */
 @Injectable()
-export class OutboxSignal implements EntitySubscriberInterface {
+export class OutboxSignal implements EntitySubscriberInterface, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
-  private armed = false;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     dataSource.subscribers.push(this);
@@ -48,16 +48,36 @@ export class OutboxSignal implements EntitySubscriberInterface {
     takeMark(event.queryRunner);
   }
 
+  /**
+   * A signal still waiting goes out before the database connections close: a command-line job
+   * (`orders:expire`, `subscriptions:renew`) stops right after its last commit, and its events
+   * must wake the workers then, not at their next look.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.flush();
+  }
+
+  /** Again for commits made while other parts stopped (a job finishing). */
+  async onApplicationShutdown(): Promise<void> {
+    await this.flush();
+  }
+
   /** The first commit arms a short timer; every commit until it rings shares its NOTIFY. */
   private signal(): void {
-    if (this.armed) return;
-    this.armed = true;
-    setTimeout(() => {
-      this.armed = false;
-      if (!this.dataSource.isInitialized) return; // shutting down: the workers look on their own at start-up
-      this.dataSource
-        .query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL])
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'Could not signal new outbox events'));
-    }, SIGNAL_DELAY_MS).unref();
+    if (this.timer) return;
+    this.timer = setTimeout(() => void this.notify(), SIGNAL_DELAY_MS).unref();
+  }
+
+  private async flush(): Promise<void> {
+    if (this.timer) await this.notify();
+  }
+
+  private async notify(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!this.dataSource.isInitialized) return; // closed: the workers look on their own at start-up
+    await this.dataSource
+      .query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL])
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'Could not signal new outbox events'));
   }
 }

@@ -392,11 +392,20 @@ describe('ticketed events and checkout', () => {
     const status = async () => (await t.http.get(`/event/event/${event.id}/checkout/${res.body.id}/`)).body.status;
     expect(await status()).toBe('pending');
 
+    // The command wakes the webhook workers before it stops: its events do not wait for their next look.
+    const listener = new Client({ connectionString: t.databaseUrl });
+    await listener.connect();
+    let signals = 0;
+    listener.on('notification', (n) => (signals += n.channel === 'outbox_events' ? 1 : 0));
+    await listener.query('LISTEN outbox_events');
     const due = await expire(31);
     expect(due.code).toBe(0);
     expect(Number(/: (\d+)\.\n/.exec(due.output)![1])).toBeGreaterThanOrEqual(1);
     expect(await status()).toBe('expired');
     expect((await seats(event.id)).Pista).toMatchObject({ held: 0 });
+    await eventually(async () => signals > 0, 1_000);
+    expect(due.output).not.toContain('Could not signal');
+    await listener.end();
 
     const wrong = await cliProcess(t.databaseUrl, ['orders:expire', '--now', 'tomorrow']).done;
     expect(wrong).toMatchObject({ code: 1, output: expect.stringContaining('--now must be an ISO 8601 time') });
