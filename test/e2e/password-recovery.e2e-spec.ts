@@ -82,6 +82,30 @@ describe('password recovery', () => {
     expect((await t.http.post('/user/login', { email: user.email, password: user.password })).status).toBe(200);
   });
 
+  it('answers a code of any other shape as a wrong code (invalid_recovery_token), counted among the 5 tries', async () => {
+    const user = await createUser(t);
+    const code = await requestCode(user);
+    const headers = from();
+    for (const malformed of ['abcdef', '12345', '1234567', '', ` ${code}`]) {
+      const res = await confirm(user.email, malformed, 'a brand new password', headers);
+      expect({ malformed, status: res.status, code: res.body.code }).toEqual({
+        malformed,
+        status: 400,
+        code: 'invalid_recovery_token',
+      });
+    }
+    // Five wrong tries: the code itself is burned.
+    expect((await confirm(user.email, code, 'a brand new password')).body.code).toBe('invalid_recovery_token');
+    // A code that is no string at all is invalid input.
+    const typed = await t.http.post(
+      '/user/passwordrecovery/confirm',
+      { email: user.email, token: 123456, password: 'a brand new password' },
+      { headers: from() },
+    );
+    expect(typed.status).toBe(400);
+    expect(typed.body.code).toBe('validation_failed');
+  });
+
   it('replaces an earlier code with a newer one', async () => {
     const user = await createUser(t);
     const first = await requestCode(user);
@@ -113,8 +137,12 @@ describe('password recovery', () => {
     expect((await confirm(user.email, code, 'a brand new password')).status).toBe(400);
   });
 
-  it('validates the confirm body', async () => {
-    const res = await confirm('x@example.com', '12ab', 'short');
+  it('validates the confirm body (a code of the wrong shape is a wrong code, one of the wrong type invalid input)', async () => {
+    const res = await t.http.post(
+      '/user/passwordrecovery/confirm',
+      { email: 'x@example.com', token: 12, password: 'short' },
+      { headers: from() },
+    );
     expect(res.status).toBe(400);
     expect(Object.keys(res.body.errors).sort()).toEqual(['password', 'token']);
   });

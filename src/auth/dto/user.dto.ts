@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { plainToInstance } from 'class-transformer';
-import { IsString, Matches, MaxLength, MinLength, validateSync } from 'class-validator';
+import { IsString, MaxLength, MinLength, validateSync } from 'class-validator';
 import { PERMISSIONS, Permission } from '../permissions';
 import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 import { flatten } from '../../common/validation/validation.pipe';
@@ -65,9 +65,12 @@ export class PasswordRecoveryConfirmDto {
   @EmailField()
   email: string;
 
-  @ApiProperty({ example: '482913', description: 'The 6-digit code from the e-mail.' })
+  @ApiProperty({
+    example: '482913',
+    description:
+      'The 6-digit code from the e-mail. Any other string is a wrong code: 400 `invalid_recovery_token`, and it counts as one of the 5 tries.',
+  })
   @IsString()
-  @Matches(/^\d{6}$/, { message: 'must be the 6-digit code from the e-mail' })
   token: string;
 
   @ApiProperty({ minLength: 8, maxLength: 128 })
