@@ -94,7 +94,8 @@ const ERROR_EXAMPLE_CODES: Record<number, string> = {
 
 const HEADERS = {
   'X-Request-Id': {
-    description: 'The request id (the one sent when it was a safe token, else a new UUID); also in error bodies.',
+    description:
+      'The request id: the one sent when it was 1 to 128 visible ASCII characters without spaces, else a new UUID; also in error bodies.',
     required: true,
     schema: { type: 'string', example: '5f0c6f0e-7f7e-4c43-9a65-2f1d5f1f9b1e' },
   },
