@@ -28,6 +28,7 @@ import { EventFeedByCreation1763803800000 } from './1763803800000-event-feed-by-
 import { DropInsertionOrderIndexes1763803900000 } from './1763803900000-drop-insertion-order-indexes';
 import { ReplayedBodiesAsSent1763804000000 } from './1763804000000-replayed-bodies-as-sent';
 import { ManualRetryKeepsSchedule1763804100000 } from './1763804100000-manual-retry-keeps-schedule';
+import { SplitRuleDeletedEventsCarryTheRule1763804200000 } from './1763804200000-split-rule-deleted-events-carry-the-rule';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -61,4 +62,5 @@ export const migrations = [
   DropInsertionOrderIndexes1763803900000,
   ReplayedBodiesAsSent1763804000000,
   ManualRetryKeepsSchedule1763804100000,
+  SplitRuleDeletedEventsCarryTheRule1763804200000,
 ];

@@ -727,9 +727,9 @@ export class TransactionsService implements OnModuleInit {
       if (tx.status === 'voided' || tx.status === 'declined') {
         throw new ConflictError('invalid_state', `The split rules of a ${tx.status} transaction stay as history.`);
       }
-      await recordEvent(manager, 'transaction.split_rule.deleted', sellerId, { transaction: id, split_rule: ruleId });
-      // What was removed, as its creation recorded it: the audit alone tells what the rule was.
+      // What was removed, as the API answered it (API.md section 5: `data` is the record).
       const view = SplitRuleResponseDto.of(removed);
+      await recordEvent(manager, 'transaction.split_rule.deleted', sellerId, { transaction: id, split_rule: view });
       await recordAudit(manager, {
         action: 'transaction.split_rule_deleted',
         sellerId,

@@ -1,3 +1,5 @@
+import { DataSource } from 'typeorm';
+import { SplitRuleDeletedEventsCarryTheRule1763804200000 } from '../../migrations/1763804200000-split-rule-deleted-events-carry-the-rule';
 import { encodeCursor } from '../../src/common/pagination/pagination';
 import { LogCapture } from '../support/log-capture';
 import { TransactionsService } from '../../src/transactions/transactions.service';
@@ -585,13 +587,36 @@ describe('unified transactions', () => {
       const after = await t.http.get(`${base()}/${created.id}`, { token: superuser.access });
       expect(after.body.split_rules.map((r: { id: string }) => r.id)).toEqual([pct.body.id]);
       expect(
+        (await t.http.delete(`${base()}/${created.id}/split/${pct.body.id}`, { token: superuser.access })).status,
+      ).toBe(204);
+      // Each removal's event carries the rule as the API answered it, as the creation's does.
+      const deletedEvents = async () =>
         (
           await t.db.query(
-            `SELECT 1 FROM outbox_events WHERE type = 'transaction.split_rule.deleted' AND data->>'transaction' = $1`,
+            `SELECT data FROM outbox_events WHERE type = 'transaction.split_rule.deleted' AND data->>'transaction' = $1
+              ORDER BY seq`,
             [created.id],
           )
-        ).rowCount,
-      ).toBe(1);
+        ).rows.map((r) => r.data);
+      const carried = [
+        { transaction: created.id, split_rule: fixed.body },
+        { transaction: created.id, split_rule: pct.body },
+      ];
+      expect(await deletedEvents()).toEqual(carried);
+      // Events stored by earlier builds (the rule's id alone) are rewritten the same by the migration.
+      await t.db.query(
+        `UPDATE outbox_events SET data = jsonb_set(data, '{split_rule}', data->'split_rule'->'id')
+          WHERE type = 'transaction.split_rule.deleted' AND data->>'transaction' = $1`,
+        [created.id],
+      );
+      expect((await deletedEvents()).map((d) => d.split_rule)).toEqual([fixed.body.id, pct.body.id]);
+      const runner = t.app.get(DataSource).createQueryRunner();
+      try {
+        await new SplitRuleDeletedEventsCarryTheRule1763804200000().up(runner);
+      } finally {
+        await runner.release();
+      }
+      expect(await deletedEvents()).toEqual(carried);
     });
 
     it('validates recipient, amount and the total against the seller net', async () => {
