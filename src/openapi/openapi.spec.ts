@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { EVENT_TYPES } from '../webhooks/outbox';
 import { documentProblems, exampleOf, toJsonSchema } from './document-rules';
 import { generateOpenApiDocument, serializeOpenApi } from './generate';
 
@@ -32,6 +33,18 @@ describe('openapi.json', () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  it('describes under webhooks the request of every event type, its data naming schemas of the document', () => {
+    const webhooks = (generated as any).webhooks;
+    expect(Object.keys(webhooks)).toEqual(EVENT_TYPES);
+    const refs = JSON.stringify(webhooks).match(/#\/components\/schemas\/[A-Za-z]+/g) ?? [];
+    expect(refs.length).toBeGreaterThanOrEqual(EVENT_TYPES.length);
+    for (const ref of refs) expect(generated.components?.schemas).toHaveProperty(ref.split('/').pop()!);
+    for (const type of EVENT_TYPES) {
+      const body = webhooks[type].post.requestBody.content['application/json'].schema;
+      expect(body.properties.type).toEqual({ type: 'string', const: type });
+    }
   });
 
   it('takes UUID path ids and lists the shared answers on every operation', () => {

@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { finalizeDocument } from './document-rules';
 import { ErrorBodyDto } from './error-body.dto';
+import { EVENT_DATA_MODELS, eventWebhooks } from './event-webhooks';
 
 export { ACCESS_EXTENSION, PUBLIC_EXTENSION } from './document-rules';
 export const JWT_SCHEME = 'jwt';
@@ -40,10 +41,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .build();
   const document = SwaggerModule.createDocument(app, config, {
-    extraModels: [ErrorBodyDto],
+    extraModels: [ErrorBodyDto, ...EVENT_DATA_MODELS],
     operationIdFactory: (controllerKey, methodKey) => `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
   });
-  return finalizeDocument(document);
+  // The requests the service sends to sellers' webhook endpoints, one per event type.
+  return { ...finalizeDocument(document), webhooks: eventWebhooks() } as OpenAPIObject;
 }
 
 export function mountOpenApi(app: INestApplication, document: OpenAPIObject): void {

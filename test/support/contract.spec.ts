@@ -27,6 +27,32 @@ describe('ContractChecker', () => {
         },
       },
     },
+    webhooks: {
+      'thing.made': {
+        post: {
+          parameters: [
+            { name: 'webhook-id', in: 'header', required: true, schema: { type: 'string', format: 'uuid' } },
+          ],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['id', 'type', 'data'],
+                  properties: {
+                    id: { type: 'string', format: 'uuid' },
+                    type: { type: 'string', const: 'thing.made' },
+                    data: { $ref: '#/components/schemas/Thing' },
+                  },
+                },
+              },
+            },
+          },
+          responses: { '2XX': { description: 'Received.' } },
+        },
+      },
+    },
     components: {
       headers: { 'X-Request-Id': { required: true, schema: { type: 'string' } } },
       responses: {
@@ -111,6 +137,21 @@ describe('ContractChecker', () => {
     expect(patch({ rate_plan: null }, 204)).toEqual([]);
     expect(patch({ rate_plan: { id } }, 204)[0]).toMatch(/accepted \(204\) a request the document refuses/);
     expect(patch({ rate_plan: { id } }, 400)).toEqual([]);
+  });
+
+  it("checks a webhook the service sent against the document's webhooks: headers, type and body, strictly", () => {
+    const sent = (data: object, type = 'thing.made') => JSON.stringify({ id, type, data });
+    expect(checker.checkWebhook({ 'webhook-id': id }, sent({ id, pix: null }))).toEqual([]);
+    expect(checker.checkWebhook({}, sent({ id, pix: null }))).toEqual([
+      'webhook thing.made: header webhook-id is missing',
+    ]);
+    expect(checker.checkWebhook({ 'webhook-id': id }, sent({ id, pix: null, extra: 1 }))[0]).toMatch(
+      /webhook thing.made: body .*must NOT have additional properties/,
+    );
+    expect(checker.checkWebhook({ 'webhook-id': id }, sent({ id }))[0]).toMatch(/must have required property 'pix'/);
+    expect(checker.checkWebhook({ 'webhook-id': id }, sent({ id, pix: null }, 'thing.lost'))).toEqual([
+      `webhook: event type "thing.lost" is not in the document's webhooks`,
+    ]);
   });
 
   it('allows an undocumented method only as 405 naming the documented ones, and an unknown path only as 404', () => {

@@ -125,6 +125,34 @@ export class ContractChecker {
     return problems.map((p) => `${call.method} ${op.template} → ${call.status}: ${p}`);
   }
 
+  /**
+   * The problems of a request the service sent to a webhook endpoint, against its event type's
+   * entry of the document's `webhooks`: the signature headers and the body, strictly.
+   */
+  checkWebhook(headers: Record<string, string | string[] | undefined>, body: string): string[] {
+    let payload: Json;
+    try {
+      payload = JSON.parse(body);
+    } catch {
+      return ['webhook: the body is not valid JSON'];
+    }
+    const operation = this.document.webhooks?.[payload?.type]?.post;
+    if (!operation) return [`webhook: event type "${payload?.type}" is not in the document's webhooks`];
+    const problems: string[] = [];
+    for (const parameter of (operation.parameters ?? []) as Json[]) {
+      const value = headers[parameter.name];
+      if (typeof value !== 'string') {
+        if (parameter.required) problems.push(`header ${parameter.name} is missing`);
+        continue;
+      }
+      const errors = this.validate(this.coercing, parameter.schema ?? {}, value);
+      if (errors) problems.push(`header ${parameter.name} ${errors}`);
+    }
+    const errors = this.validate(this.ajv, operation.requestBody.content['application/json'].schema, payload);
+    if (errors) problems.push(`body ${errors}`);
+    return problems.map((p) => `webhook ${payload.type}: ${p}`);
+  }
+
   private matchPath(path: string): { entry: PathEntry; params: Record<string, string> } | undefined {
     for (const entry of this.paths) {
       const found = entry.pattern.exec(path);

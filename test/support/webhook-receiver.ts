@@ -1,5 +1,6 @@
 import { createServer, IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { contractChecker } from './contract';
 
 export interface ReceivedWebhook {
   /** The request's path (with its query), e.g. `/webhooks`. */
@@ -24,6 +25,8 @@ export class WebhookReceiver {
   private server?: Server;
   private readonly sockets = new Set<Socket>();
   private readonly hanging = new Set<ServerResponse>();
+  /** What the requests received break of openapi.json's `webhooks`; waitFor and stop throw them. */
+  private readonly contractProblems: string[] = [];
   port = 0;
   /** TCP connections accepted so far. */
   connections = 0;
@@ -43,6 +46,8 @@ export class WebhookReceiver {
           json = { id: '', type: '', created_at: '', data: null };
         }
         const request = { path: req.url ?? '', headers: req.headers, body, json, at: Date.now() };
+        // Every request the service sends must be one the document's `webhooks` describe.
+        this.contractProblems.push(...contractChecker().checkWebhook(req.headers, body));
         const index = this.received.push(request) - 1;
         const reply = this.reply(request, index);
         if (reply === 'hang') {
@@ -89,6 +94,7 @@ export class WebhookReceiver {
   ): Promise<ReceivedWebhook[]> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
+      this.throwContractProblems();
       const matching = this.received.filter(predicate);
       if (matching.length >= count) return matching;
       if (Date.now() > deadline) {
@@ -102,6 +108,15 @@ export class WebhookReceiver {
     for (const res of this.hanging) res.destroy();
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    this.throwContractProblems();
+  }
+
+  private throwContractProblems(): void {
+    if (this.contractProblems.length === 0) return;
+    const problems = this.contractProblems.splice(0);
+    throw new Error(
+      `A webhook does not match openapi.json (fix the server or the document):\n- ${problems.join('\n- ')}`,
+    );
   }
 }
 
