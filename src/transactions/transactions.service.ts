@@ -345,6 +345,7 @@ export class TransactionsService implements OnModuleInit {
     return requestTransaction(this.dataSource, async (manager) => {
       if (charge !== null && charge.status !== 'voided') {
         // The usual case, a first answer: written under the row lock, answered with the rules of its view.
+        const at = new Date(); // approved_at and updated_at alike (see writeVoid)
         const answered = await this.transactions.settleUnanswered(manager, id, {
           status: charge.status,
           processorReference: charge.reference,
@@ -352,7 +353,8 @@ export class TransactionsService implements OnModuleInit {
           pix: charge.status === 'pending' ? (charge.pix ?? null) : null,
           boleto: charge.status === 'pending' ? (charge.boleto ?? null) : null,
           payableUntil: charge.status === 'pending' ? payableUntilOf(charge) : null,
-          approvedAt: charge.status === 'approved' ? new Date() : null,
+          approvedAt: charge.status === 'approved' ? at : null,
+          updatedAt: at,
         });
         if (answered) {
           const tx = answered.transaction;
@@ -476,12 +478,16 @@ export class TransactionsService implements OnModuleInit {
     reference = before.processorReference,
   ): Promise<TransactionResponseDto> {
     const token = await this.queueProcessorVoid(manager, { transactionId: before.id, reference });
+    // One clock for the moment and the record's last change (the database's now() is the
+    // transaction's start, earlier than this process's clock).
+    const at = new Date();
     const voided = await this.transactions.update(manager, before.id, {
       status: 'voided',
       processorReference: reference,
-      voidedAt: new Date(),
+      voidedAt: at,
       voidReason: reason,
       processorVoidToken: token,
+      updatedAt: at,
     });
     const view = await this.viewOf(manager, voided);
     await this.recordVoided(manager, before, view);
@@ -797,12 +803,13 @@ export class TransactionsService implements OnModuleInit {
     pending: Transaction,
     outcome: { status: 'approved' } | { status: 'declined'; declineReason: string },
   ): Promise<TransactionResponseDto> {
+    const at = new Date(); // approved_at and updated_at alike (see writeVoid)
     const decided = await this.transactions.update(
       manager,
       pending.id,
       outcome.status === 'approved'
-        ? { status: 'approved', approvedAt: new Date() }
-        : { status: 'declined', declineReason: outcome.declineReason },
+        ? { status: 'approved', approvedAt: at, updatedAt: at }
+        : { status: 'declined', declineReason: outcome.declineReason, updatedAt: at },
     );
     const view = await this.viewOf(manager, decided);
     await recordEvent(manager, `transaction.${outcome.status}`, pending.sellerId, view);

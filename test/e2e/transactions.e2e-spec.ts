@@ -510,6 +510,9 @@ describe('unified transactions', () => {
         void_reason: 'customer asked',
         voided_at: expect.any(String),
       });
+      // The void is the record's last change: updated_at is its moment (and the approval's was too).
+      expect(res.body.updated_at).toBe(res.body.voided_at);
+      expect(created.updated_at).toBe(created.approved_at);
       expect(await events('transaction.voided', created.id)).toHaveLength(1);
       const again = await t.http.post(`${base()}/${created.id}/void`, undefined, { token: superuser.access });
       expect(again.status).toBe(409);
