@@ -7,7 +7,7 @@
 #
 # A block preceded by `<!-- walkthrough: skip (why) -->` is not run (starting the service, the
 # test suite, docker). A command that fails stops the walkthrough. Every curl call must answer
-# 2xx, unless its command carries a comment with the expected status (`# 405, Allow: GET`).
+# 2xx, unless its command carries a comment with the expected status (`# 405, Allow: GET, HEAD`).
 # Not part of `npm test`: it takes a few minutes and runs the CLI and the service for real.
 set -euo pipefail
 cd "$(dirname "$0")/.."
