@@ -29,6 +29,7 @@ import { DropInsertionOrderIndexes1763803900000 } from './1763803900000-drop-ins
 import { ReplayedBodiesAsSent1763804000000 } from './1763804000000-replayed-bodies-as-sent';
 import { ManualRetryKeepsSchedule1763804100000 } from './1763804100000-manual-retry-keeps-schedule';
 import { SplitRuleDeletedEventsCarryTheRule1763804200000 } from './1763804200000-split-rule-deleted-events-carry-the-rule';
+import { ResendRequestedInFlight1763804300000 } from './1763804300000-resend-requested-in-flight';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -63,4 +64,5 @@ export const migrations = [
   ReplayedBodiesAsSent1763804000000,
   ManualRetryKeepsSchedule1763804100000,
   SplitRuleDeletedEventsCarryTheRule1763804200000,
+  ResendRequestedInFlight1763804300000,
 ];

@@ -21,6 +21,9 @@ export const RETRY_SCHEDULE_MS = [
   24 * HOUR,
 ] as const;
 
+/** The step past the schedule's last retry: an attempt made at it is a single one (a failure ends the delivery). */
+export const SINGLE_ATTEMPT_STEP = RETRY_SCHEDULE_MS.length;
+
 export const RETRY_AFTER_CAP_MS = HOUR;
 
 /** An endpoint whose deliveries have all failed for this long is disabled and its seller e-mailed. */
@@ -51,7 +54,7 @@ export function decideOutcome(
   // A manual attempt (one more, now) that failed: the delivery goes back to the automatic attempt
   // it put aside, at the same step of the schedule, later if the answer asked (Retry-After).
   const manual = options.resumeAt ? Math.max(0, options.resumeAt.getTime() - options.now) : null;
-  if (manual === null && scheduleStep >= RETRY_SCHEDULE_MS.length) return { status: 'failed', disableEndpoint: false };
+  if (manual === null && scheduleStep >= SINGLE_ATTEMPT_STEP) return { status: 'failed', disableEndpoint: false };
   let delayMs = manual ?? RETRY_SCHEDULE_MS[scheduleStep] * options.scale;
   if (result.kind === 'response' && (result.status === 429 || result.status === 503)) {
     const asked = retryAfterMs(result.retryAfter ?? null, options.now);

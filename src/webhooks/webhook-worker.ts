@@ -13,7 +13,7 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { JobQueue, RUN_WORKERS } from '../jobs/job-queue.service';
 import { MailService } from '../mail/mail.service';
 import { SellersService } from '../sellers/sellers.service';
-import { decideOutcome, describeFailure, failedTooLong } from './delivery-policy';
+import { decideOutcome, describeFailure, failedTooLong, SINGLE_ATTEMPT_STEP } from './delivery-policy';
 import { webhookHeaders } from './signing';
 import { checkWebhookUrlSyntax } from './url-safety';
 import { SendResult, WebhookTransport } from './webhook-transport';
@@ -297,7 +297,10 @@ export class WebhookWorker implements OnModuleInit, OnApplicationBootstrap, Befo
     this.flushing = true;
     const batch = this.completions.splice(0, FLUSH_BATCH * 4);
     try {
-      const recorded = await this.webhooks.completeAttempts(batch.map((c) => c.record));
+      const recorded = await this.webhooks.completeAttempts(
+        batch.map((c) => c.record),
+        SINGLE_ATTEMPT_STEP,
+      );
       const byDelivery = new Map(recorded.map((r) => [r.deliveryId, r]));
       const toDisable = new Map<string, string>();
       for (const { record, gone } of batch) {

@@ -178,7 +178,7 @@ export class WebhooksController {
   @ApiOperation({
     summary: "Deliver the seller's events of a period again (recovery after an outage)",
     description:
-      '`since`, `until` (default now), `event_types`: queues again every event of the seller in the period that this endpoint receives, with a fresh retry schedule; answers how many. One delivery per (endpoint, event).',
+      '`since`, `until` (default now), `event_types`: queues again every event of the seller in the period that this endpoint receives, with a fresh retry schedule; answers how many. One delivery per (endpoint, event); one with an attempt in flight is queued again as soon as that attempt ends.',
   })
   @ApiAcceptedResponse({ type: ReplayResponseDto })
   @ApiErrorResponses(400, 404, 409)
@@ -225,7 +225,7 @@ export class WebhooksController {
   @ApiOperation({
     summary: 'One more attempt now, whatever the state',
     description:
-      'Queues one attempt now: a pending delivery keeps its schedule; a finished one gets a single attempt. A delivery with an attempt in flight is sent again at once; the earlier attempt is still listed when it ends, but the delivery follows the new one. The `webhook-id` stays the event id.',
+      'Queues one attempt now: a pending delivery keeps its schedule; a finished one gets a single attempt. Asked for while an attempt is in flight, it is made as soon as that attempt ends. The `webhook-id` stays the event id.',
   })
   @ApiAcceptedResponse({ type: DeliveryResponseDto })
   @ApiErrorResponses(404, 409)

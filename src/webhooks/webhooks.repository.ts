@@ -87,6 +87,8 @@ const ENDPOINT_COLUMNS = `id, seq, seller_id, url, events, description, active, 
 const DELIVERY_COLUMNS = `id, seq, endpoint_id, event_id, event_type, status, attempts, next_attempt_at, last_attempt_at,
   last_response_status, last_response_body, last_error, created_at`;
 const ISO = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** A delivery whose attempt is being sent: its lease runs (see claimDue). */
+const IN_FLIGHT = `(webhook_deliveries.locked_until > now()) IS TRUE`;
 /** Wakes every worker once the transaction commits. */
 const NOTIFY_DELIVERIES = `SELECT pg_notify('webhook_deliveries', '')`;
 export const DELIVERIES_CHANNEL = 'webhook_deliveries';
@@ -298,9 +300,9 @@ export class WebhooksRepository {
 
   /**
    * One more attempt now. A pending delivery keeps its schedule; a finished one gets a
-   * single attempt (a failure makes it `failed` again). An attempt in flight loses its lease:
-   * the new attempt is claimable at once, and the old one, when it ends, is recorded without
-   * changing the delivery (completeAttempts).
+   * single attempt (a failure makes it `failed` again). A delivery whose attempt is in flight
+   * keeps it (and its place in the concurrency caps): the request is noted and applied when that
+   * attempt is recorded (completeAttempts), so the next attempt goes out right after it.
    */
   async retryNow(
     manager: EntityManager,
@@ -310,10 +312,13 @@ export class WebhooksRepository {
   ): Promise<DeliveryRow | null> {
     const [rows]: [DeliveryRow[], number] = await manager.query(
       `UPDATE webhook_deliveries SET
-         schedule_step = CASE WHEN status = 'pending' THEN schedule_step ELSE $3 END,
-         resume_at = CASE WHEN status <> 'pending' THEN NULL
+         resend_requested = CASE WHEN ${IN_FLIGHT} THEN coalesce(resend_requested, 'retry') END,
+         schedule_step = CASE WHEN ${IN_FLIGHT} OR status = 'pending' THEN schedule_step ELSE $3 END,
+         resume_at = CASE WHEN ${IN_FLIGHT} THEN resume_at WHEN status <> 'pending' THEN NULL
                           WHEN next_attempt_at > now() THEN next_attempt_at ELSE resume_at END,
-         status = 'pending', next_attempt_at = now(), locked_until = NULL, updated_at = now()
+         status = 'pending',
+         next_attempt_at = CASE WHEN ${IN_FLIGHT} THEN next_attempt_at ELSE now() END,
+         updated_at = now()
        WHERE endpoint_id = $1 AND id = $2 RETURNING ${DELIVERY_COLUMNS}`,
       [endpointId, id, singleAttemptStep],
     );
@@ -339,7 +344,12 @@ export class WebhooksRepository {
            AND ($5::text[] IS NULL OR o.type = ANY ($5))
            AND (o.type = ANY ($6) OR '*' = ANY ($6))
          ON CONFLICT (endpoint_id, event_id) DO UPDATE
-           SET status = 'pending', schedule_step = 0, next_attempt_at = now(), resume_at = NULL, locked_until = NULL,
+           -- A delivery in flight keeps its attempt; the replay is applied when it is recorded.
+           SET resend_requested = CASE WHEN ${IN_FLIGHT} THEN 'replay' END,
+             status = 'pending',
+             schedule_step = CASE WHEN ${IN_FLIGHT} THEN webhook_deliveries.schedule_step ELSE 0 END,
+             next_attempt_at = CASE WHEN ${IN_FLIGHT} THEN webhook_deliveries.next_attempt_at ELSE now() END,
+             resume_at = CASE WHEN ${IN_FLIGHT} THEN webhook_deliveries.resume_at END,
              updated_at = now()
          RETURNING 1
        )
@@ -494,15 +504,16 @@ export class WebhooksRepository {
   }
 
   /**
-   * Records a batch of attempts and their deliveries' next state, in one statement. A
-   * delivery whose claim was lost (another worker took it after the lease ended, or a manual
-   * retry or a replay took the lease away: see retryNow) keeps the state that came after; its
-   * attempt row is kept either way. Also keeps each endpoint's
+   * Records a batch of attempts and their deliveries' next state, in one statement, with a
+   * retry or replay asked for meanwhile (retryNow, replay; `singleAttemptStep` as retryNow's). A
+   * delivery whose claim was lost (another worker took it after the lease ended) keeps the other
+   * worker's state; its attempt row is kept either way. Also keeps each endpoint's
    * failure streak (a success ends it, the first failure starts it) and answers, for each
    * delivery updated, when its endpoint's streak began before this batch.
    */
   async completeAttempts(
     records: AttemptRecord[],
+    singleAttemptStep: number,
   ): Promise<Array<{ deliveryId: string; endpointId: string; failingSince: Date | null }>> {
     const column = <K extends keyof AttemptRecord>(key: K) => records.map((r) => r[key]);
     const rows: Array<{ id: string; endpoint_id: string; failing_since: Date | null }> = await this.dataSource.query(
@@ -516,13 +527,23 @@ export class WebhooksRepository {
          SELECT delivery_id, number, started_at, duration_ms, response_status, error FROM input
          ON CONFLICT (delivery_id, number) DO NOTHING
        ), delivery AS (
-         UPDATE webhook_deliveries d SET status = i.status, schedule_step = i.schedule_step,
-           next_attempt_at = CASE WHEN i.status = 'pending' THEN now() + make_interval(secs => i.delay_ms / 1000) END,
-           resume_at = NULL,
+         -- A retry asked for during the attempt: due now, the automatic attempt put aside when one
+         -- is left (retryNow), a single attempt when the delivery would have ended; a replay: a
+         -- fresh schedule. Otherwise the attempt's outcome.
+         UPDATE webhook_deliveries d SET
+           status = CASE WHEN d.resend_requested IS NULL THEN i.status ELSE 'pending' END,
+           schedule_step = CASE WHEN d.resend_requested = 'replay' THEN 0
+                                WHEN d.resend_requested = 'retry' AND i.status <> 'pending' THEN $11
+                                ELSE i.schedule_step END,
+           next_attempt_at = CASE WHEN d.resend_requested IS NOT NULL THEN now()
+                                  WHEN i.status = 'pending' THEN now() + make_interval(secs => i.delay_ms / 1000) END,
+           resume_at = CASE WHEN d.resend_requested = 'retry' AND i.status = 'pending'
+                            THEN now() + make_interval(secs => i.delay_ms / 1000) END,
+           resend_requested = NULL,
            locked_until = NULL, last_attempt_at = i.started_at, last_response_status = i.response_status,
            last_response_body = i.response_body, last_error = i.error, updated_at = now()
          FROM input i
-         WHERE d.id = i.delivery_id AND d.attempts = i.number AND d.status = 'pending' AND d.locked_until IS NOT NULL
+         WHERE d.id = i.delivery_id AND d.attempts = i.number AND d.status = 'pending'
          RETURNING d.id, d.endpoint_id, i.status, i.started_at
        ), endpoint AS (
          SELECT e.id, e.failing_since FROM webhook_endpoints e WHERE e.id IN (SELECT endpoint_id FROM delivery)
@@ -547,6 +568,7 @@ export class WebhooksRepository {
         column('scheduleStep'),
         column('delayMs'),
         column('responseBody'),
+        singleAttemptStep,
       ],
     );
     return rows.map((r) => ({ deliveryId: r.id, endpointId: r.endpoint_id, failingSince: r.failing_since }));

@@ -13,7 +13,7 @@ import { requestTransaction } from '../common/idempotency/request-transaction';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { instantOf } from '../common/validation/date-time.decorator';
 import { APP_CONFIG, AppConfig } from '../config/config';
-import { RETRY_SCHEDULE_MS } from './delivery-policy';
+import { SINGLE_ATTEMPT_STEP } from './delivery-policy';
 import {
   AttemptResponseDto,
   CreatedWebhookResponseDto,
@@ -188,7 +188,7 @@ export class WebhooksService {
   async retry(sellerId: string, id: string, deliveryId: string): Promise<DeliveryResponseDto> {
     return requestTransaction(this.dataSource, async (manager) => {
       await this.activeEndpoint(manager, sellerId, id);
-      const retried = await this.webhooks.retryNow(manager, id, deliveryId, RETRY_SCHEDULE_MS.length);
+      const retried = await this.webhooks.retryNow(manager, id, deliveryId, SINGLE_ATTEMPT_STEP);
       if (!retried) throw deliveryNotFound();
       return DeliveryResponseDto.of(retried);
     });

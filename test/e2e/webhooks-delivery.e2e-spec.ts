@@ -304,29 +304,50 @@ describe('webhook delivery', () => {
     ).toBeTruthy();
   });
 
-  it('a manual retry of a delivery in flight is made at once, and the late end of the first attempt does not undo it', async () => {
-    // The first request hangs until the worker gives up (2 s); the retry is answered at once.
-    const r = await receiver((_request, index) => (index === 0 ? 'hang' : { status: 204 }));
-    const e = await endpointFor(r.url);
-    const queued = await sendTest(e);
-    await r.waitFor(1);
-    const retried = await t.http.post(`${base}/${e.id}/deliveries/${queued.id}/retry/`, undefined, { token: e.key });
-    expect(retried.status).toBe(202);
-    // Sent while the first is still in flight, not after it times out.
-    await r.waitFor(2, () => true, 1_500);
-    // The first attempt ends later, as a timeout: it is recorded, and the delivery stays as the retry left it.
-    const all = await eventually(async () => {
-      const list = await attempts(e, queued.id);
-      return list.length === 2 && list.every((a) => a.response_status !== null || a.error !== null) ? list : undefined;
-    });
-    // Listed as recorded: the retry's attempt first.
-    expect(all.map((a) => [a.number, a.response_status])).toEqual([
-      [2, 204],
-      [1, null],
-    ]);
-    expect(all[1].error).toBeTruthy();
-    expect(await delivery(e, queued.id)).toMatchObject({ status: 'succeeded', attempts: 2, last_response_status: 204 });
-  });
+  it.each(['retry', 'replay'] as const)(
+    'a %s asked for while an attempt is in flight goes out when that attempt ends, not lost',
+    async (action) => {
+      // Delivered; then a retry by hand hangs until the worker gives up (2 s); the next request is answered.
+      const r = await receiver((_request, index) => (index === 1 ? 'hang' : { status: 204 }));
+      const s = await payingSeller(t, superuser);
+      const e = await endpointFor(r.url, ['transaction.approved'], s.sellerId);
+      const since = new Date().toISOString();
+      const charge = await t.http.post(
+        `/unified/accounts/sellers/${s.sellerId}/transactions`,
+        { amount: '10.00', payment_type: 'credit', card: CARDS.visa },
+        { token: superuser.access },
+      );
+      expect(charge.status).toBe(201);
+      const [first] = await r.waitFor(1);
+      const queued = (await t.http.get(`${base}/${e.id}/deliveries/`, { token: e.key })).body.results[0];
+      expect(queued.event.id).toBe(first.json.id);
+      await settled(e, queued.id);
+      const retry = `${base}/${e.id}/deliveries/${queued.id}/retry/`;
+      expect((await t.http.post(retry, undefined, { token: e.key })).status).toBe(202);
+      await r.waitFor(2);
+      // Asked for during that attempt, a single one: its failure would end the delivery.
+      const asked =
+        action === 'retry'
+          ? await t.http.post(retry, undefined, { token: e.key })
+          : await t.http.post(`${base}/${e.id}/replay/`, { since }, { token: e.key });
+      expect(asked.status).toBe(202);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(r.received).toHaveLength(2); // the attempt in flight is not doubled: the caps hold
+      const third = (await r.waitFor(3))[2];
+      expect(third.at - r.received[1].at).toBeGreaterThanOrEqual(1_900); // after the hanging one gave up
+      const done = await eventually(async () => {
+        const d = await delivery(e, queued.id);
+        return d.status === 'succeeded' && d.attempts === 3 ? d : undefined;
+      });
+      expect(done).toMatchObject({ last_response_status: 204 });
+      const all = await attempts(e, queued.id);
+      expect(all.map((a) => [a.number, a.response_status])).toEqual([
+        [1, 204],
+        [2, null],
+        [3, 204],
+      ]);
+    },
+  );
 
   it('a manual retry of a pending delivery is one attempt more: a failure leaves its retry schedule as it was', async () => {
     const r = await receiver(() => ({ status: 500 }));
