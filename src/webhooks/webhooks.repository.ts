@@ -443,9 +443,10 @@ export class WebhooksRepository {
    * same delivery. An endpoint gets at most `perEndpoint` requests in flight and a seller's
    * endpoints `perSeller` together, counted across workers: a slow endpoint, or a seller's
    * many slow endpoints, cannot take every worker slot. An endpoint that is failing (its last
-   * attempt failed) gets one request at a time until one succeeds, so that the seller's dead
-   * endpoints leave the seller's requests to its healthy ones. (Counted as this statement sees
-   * them: workers claiming at the very same moment may each take up to a cap.)
+   * attempt failed) gets one request at a time until one succeeds, and the failing endpoints of
+   * a seller never take its last free slot (when its cap is above 1), so that its dead endpoints
+   * leave requests to its healthy ones. (Counted as this statement sees them: workers claiming
+   * at the very same moment may each take up to a cap.)
    */
   async claimDue(
     limit: number,
@@ -460,28 +461,32 @@ export class WebhooksRepository {
        ), seller_in_flight AS (
          SELECT seller_id, sum(n)::int AS n FROM in_flight GROUP BY seller_id
        ), due AS (
-         SELECT d.id, d.endpoint_id, e.seller_id, d.next_attempt_at, c.free AS endpoint_free
+         SELECT d.id, d.endpoint_id, e.seller_id, d.next_attempt_at, c.failing, c.endpoint_free, c.seller_cap
          FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
          LEFT JOIN in_flight f ON f.endpoint_id = d.endpoint_id
+         LEFT JOIN seller_in_flight s ON s.seller_id = e.seller_id
          CROSS JOIN LATERAL (
-           SELECT CASE WHEN e.failing_since IS NULL THEN $2 ELSE 1 END - coalesce(f.n, 0) AS free) c
+           -- A failing endpoint: one request at a time, and never its seller's last free one.
+           SELECT e.failing_since IS NOT NULL AS failing,
+             CASE WHEN e.failing_since IS NULL THEN $2 ELSE 1 END - coalesce(f.n, 0) AS endpoint_free,
+             CASE WHEN e.failing_since IS NULL THEN $4 ELSE greatest($4 - 1, 1) END AS seller_cap) c
          WHERE d.status = 'pending' AND d.next_attempt_at <= now()
            AND (d.locked_until IS NULL OR d.locked_until <= now())
-           AND c.free > 0
-           AND e.seller_id NOT IN (SELECT seller_id FROM seller_in_flight WHERE n >= $4)
+           AND c.endpoint_free > 0 AND coalesce(s.n, 0) < c.seller_cap
          ORDER BY d.next_attempt_at LIMIT $1 * 4
        ), within_endpoint AS (
-         SELECT r.id, r.seller_id, r.next_attempt_at FROM (
+         SELECT r.id, r.seller_id, r.next_attempt_at, r.failing, r.seller_cap FROM (
            SELECT due.*, row_number() OVER (PARTITION BY due.endpoint_id ORDER BY due.next_attempt_at) AS place
            FROM due
          ) r
          WHERE r.place <= r.endpoint_free
        ), ranked AS (
+         -- A seller's healthy endpoints first: its failing ones take what is left.
          SELECT r.id FROM (
-           SELECT w.*, row_number() OVER (PARTITION BY w.seller_id ORDER BY w.next_attempt_at) AS place
+           SELECT w.*, row_number() OVER (PARTITION BY w.seller_id ORDER BY w.failing, w.next_attempt_at) AS place
            FROM within_endpoint w
          ) r LEFT JOIN seller_in_flight s ON s.seller_id = r.seller_id
-         WHERE r.place + coalesce(s.n, 0) <= $4
+         WHERE r.place + coalesce(s.n, 0) <= r.seller_cap
          ORDER BY r.next_attempt_at LIMIT $1
        ), chosen AS (
          SELECT d.id FROM webhook_deliveries d
