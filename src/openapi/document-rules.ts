@@ -95,7 +95,7 @@ const ERROR_EXAMPLE_CODES: Record<number, string> = {
 const HEADERS = {
   'X-Request-Id': {
     description:
-      'The request id: the one sent when it was 1 to 128 visible ASCII characters without spaces, else a new UUID; also in error bodies.',
+      'The request id: the one sent when it was 1 to 128 visible ASCII characters other than `"` and `\\`, else a new UUID; also in error bodies.',
     required: true,
     schema: { type: 'string', example: '5f0c6f0e-7f7e-4c43-9a65-2f1d5f1f9b1e' },
   },

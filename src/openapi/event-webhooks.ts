@@ -100,7 +100,7 @@ export function eventWebhooks(): Json {
           summary: EVENT_TYPE_DESCRIPTIONS[type],
           description:
             `Sent to each active endpoint of the seller that subscribes to \`${type}\` (or \`*\`). ` +
-            'Only a 2xx answer within 15 s counts; anything else is retried on the schedule of the webhooks section.',
+            'Only a 2xx answer within the timeout (`WEBHOOKS_TIMEOUT_SECONDS`, 15 s by default) counts; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h, then the delivery fails.',
           security: [],
           parameters: SIGNATURE_HEADERS,
           requestBody: {

@@ -35,6 +35,8 @@ function takeMark(runner: QueryRunner): boolean {
 export class OutboxSignal implements EntitySubscriberInterface, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
   private timer: NodeJS.Timeout | undefined;
+  /** The NOTIFY being sent, if any: a shutdown waits for it. */
+  private sending: Promise<void> | undefined;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     dataSource.subscribers.push(this);
@@ -68,16 +70,24 @@ export class OutboxSignal implements EntitySubscriberInterface, BeforeApplicatio
     this.timer = setTimeout(() => void this.notify(), SIGNAL_DELAY_MS).unref();
   }
 
+  /** Sends a signal still waiting at once, and waits for one being sent. */
   private async flush(): Promise<void> {
-    if (this.timer) await this.notify();
+    if (this.timer) void this.notify();
+    await this.sending;
   }
 
-  private async notify(): Promise<void> {
+  private notify(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (!this.dataSource.isInitialized) return; // closed: the workers look on their own at start-up
-    await this.dataSource
+    if (!this.dataSource.isInitialized) return Promise.resolve(); // closed: the workers look on their own at start-up
+    const sending = this.dataSource
       .query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL])
-      .catch((error: unknown) => this.logger.warn({ err: error }, 'Could not signal new outbox events'));
+      .then(() => undefined)
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'Could not signal new outbox events'))
+      .finally(() => {
+        if (this.sending === sending) this.sending = undefined;
+      });
+    this.sending = sending;
+    return sending;
   }
 }

@@ -22,8 +22,11 @@ import { MAX_JSON_DEPTH, STRING_PROBLEM_MESSAGES, findBadString, jsonNestedDeepe
 import type { FastJsonSerializers } from './fast-json';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
-/** A client's X-Request-Id that is kept: visible ASCII (no spaces or control characters), as tracing ids are. */
-const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+/**
+ * A client's X-Request-Id that is kept: visible ASCII as tracing ids are, but for `"` and `\`
+ * (a log line escapes them, and an id should be found in the logs as sent).
+ */
+const REQUEST_ID = /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/;
 const MALFORMED_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
