@@ -3,6 +3,7 @@ import { createSeller, createUser, TestUser } from '../support/identity';
 import { LogCapture } from '../support/log-capture';
 import { CARDS, payingSeller } from '../support/payments';
 import { startTestApp, TestApp } from '../support/test-app';
+import { publishedEvent } from '../support/ticketed-events';
 
 /** Input no validator should ever see: absurd nesting, ill-formed UTF-16. Always 400, never 500. */
 describe('bad input', () => {
@@ -71,6 +72,34 @@ describe('bad input', () => {
       expect(seller.status).toBe(400);
       expect(seller.body.errors).toEqual({ split_participants: ['has 90000 fields; at most 1000 are taken'] });
       expect((await t.http.get('/user/me', { token: superuser.access })).status).toBe(200);
+    });
+  });
+
+  describe('an array of very many items', () => {
+    it('refuses it with 400 and its path before any item is checked, on the public checkout too', async () => {
+      const seller = await payingSeller(t, superuser);
+      const event = await publishedEvent(t.http, superuser.access, seller.sellerId);
+      // 300,000 empty objects (879 KB): checked one by one, they held the event loop for 13 s.
+      const items = `[${Array(300_000).fill('{}').join(',')}]`;
+      const buyer = '{"name":"B","email":"b@example.com","document":"52998224725"}';
+      const res = await t.http.post(
+        `/event/event/${event.id}/checkout/`,
+        undefined,
+        json(`{"buyer":${buyer},"items":${items},"payment":{"type":"pix"}}`),
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual({ items: ['has 300000 items; at most 100 are taken'] });
+      expect(res.text.length).toBeLessThan(1_000);
+      // Arrays of a size every DTO takes, nested deep enough, are refused by their count of values.
+      const wide = JSON.stringify({ name: 'W', ticket_types: Array.from({ length: 100 }, () => Array(30).fill({})) });
+      const event2 = await t.http.post('/event/event/', undefined, {
+        ...json(wide),
+        token: superuser.access,
+      });
+      expect(event2.status).toBe(400);
+      expect(event2.body.errors).toEqual({
+        body: ['holds more than 2000 values (fields and array items, at any depth); at most 2000 are taken'],
+      });
     });
   });
 

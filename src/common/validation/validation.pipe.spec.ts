@@ -15,7 +15,7 @@ import {
 import { ValidationError } from '../errors/api-error';
 import { NestedObject } from './nested.decorator';
 import { OptionalBody } from './optional.decorator';
-import { assertValid, createValidationPipe, MAX_FIELDS } from './validation.pipe';
+import { assertValid, createValidationPipe, MAX_FIELDS, MAX_ITEMS, MAX_VALUES } from './validation.pipe';
 
 class Seat {
   @IsString()
@@ -184,12 +184,37 @@ describe('validation: an object of more than MAX_FIELDS fields is refused before
     });
   });
 
-  it('takes a map of exactly MAX_FIELDS fields, and an array longer than that', async () => {
+  it('takes a map of exactly MAX_FIELDS fields, and an array of exactly MAX_ITEMS items', async () => {
     const booking = (await body({ seats: [], names: wide(MAX_FIELDS) })) as Booking;
     expect(Object.keys(booking.names!)).toHaveLength(MAX_FIELDS);
     await expect(
-      body({ seats: Array.from({ length: MAX_FIELDS + 1 }, () => ({ row: 'A', number: 1 })) }),
+      body({ seats: Array.from({ length: MAX_ITEMS }, () => ({ row: 'A', number: 1 })) }),
     ).resolves.toBeInstanceOf(Booking);
+  });
+
+  it('refuses an array of more than MAX_ITEMS items with its path, before any item is checked', async () => {
+    const validate = jest.spyOn(classValidator, 'validate');
+    validate.mockClear();
+    await expect(body({ seats: Array.from({ length: MAX_ITEMS + 1 }, () => ({})) })).rejects.toMatchObject({
+      errors: { seats: [`has ${MAX_ITEMS + 1} items; at most ${MAX_ITEMS} are taken`] },
+    });
+    await expect(
+      body({ seats: [], names: { list: Array.from({ length: 300_000 }, () => ({})) } }),
+    ).rejects.toMatchObject({
+      errors: { 'names.list': [`has 300000 items; at most ${MAX_ITEMS} are taken`] },
+    });
+    expect(validate).not.toHaveBeenCalled();
+  });
+
+  it('refuses a body of more than MAX_VALUES values in all, however they nest', async () => {
+    const nested = Array.from({ length: MAX_ITEMS }, () => Array.from({ length: MAX_ITEMS }, () => ({})));
+    await expect(body({ seats: [], names: { nested } })).rejects.toMatchObject({
+      errors: {
+        body: [
+          `holds more than ${MAX_VALUES} values (fields and array items, at any depth); at most ${MAX_VALUES} are taken`,
+        ],
+      },
+    });
   });
 });
 

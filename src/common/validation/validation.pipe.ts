@@ -78,11 +78,19 @@ export async function assertValid<T extends object>(type: ClassConstructor<T>, i
 }
 
 /**
- * The most fields an object of a request may have, at any depth (arrays aside). No DTO or map of
- * this API comes near it; class-transformer's handling of an object takes time in the square of
- * its field count (a 1 MiB body of 90,000 unknown fields held the event loop for seconds).
+ * The most fields an object of a request may have, at any depth. No DTO or map of this API
+ * comes near it; class-transformer's handling of an object takes time in the square of its
+ * field count (a 1 MiB body of 90,000 unknown fields held the event loop for seconds).
  */
 export const MAX_FIELDS = 1_000;
+/**
+ * The most items an array of a request may have, at any depth. The longest any DTO takes is
+ * 50 (ticket types); class-validator checks every item of an array, also past its declared
+ * maximum (300,000 empty objects in a checkout's `items` held the event loop for 13 s).
+ */
+export const MAX_ITEMS = 100;
+/** The most values (fields and array items) a whole request body may hold, at any depth. */
+export const MAX_VALUES = 2_000;
 
 /**
  * Refuses, before class-transformer and class-validator see the value:
@@ -91,15 +99,29 @@ export const MAX_FIELDS = 1_000;
  *   whitelist check of class-validator finds the inherited member and takes the field for a
  *   declared one, and class-transformer drops it, from a DTO and from a free-form map alike
  *   (a split participant named `constructor` would vanish);
- * - an object with more than MAX_FIELDS fields, with its path (`body` for the whole value).
+ * - an object with more than MAX_FIELDS fields or an array with more than MAX_ITEMS items,
+ *   with its path (`body` for the whole value), and a value holding more than MAX_VALUES in all.
  */
 export function refuseUnsafeFields(value: unknown): void {
   const found: Array<[string, string]> = [];
+  let values = 0;
   const visit = (node: unknown, path: string): void => {
-    if (node === null || typeof node !== 'object') return;
+    if (node === null || typeof node !== 'object' || values > MAX_VALUES) return;
     const keys = Object.keys(node);
-    if (!Array.isArray(node) && keys.length > MAX_FIELDS) {
-      found.push([path || 'body', `has ${keys.length} fields; at most ${MAX_FIELDS} are taken`]);
+    const array = Array.isArray(node);
+    if (array ? keys.length > MAX_ITEMS : keys.length > MAX_FIELDS) {
+      const what = array
+        ? `${keys.length} items; at most ${MAX_ITEMS}`
+        : `${keys.length} fields; at most ${MAX_FIELDS}`;
+      found.push([path || 'body', `has ${what} are taken`]);
+      return;
+    }
+    values += keys.length;
+    if (values > MAX_VALUES) {
+      found.push([
+        'body',
+        `holds more than ${MAX_VALUES} values (fields and array items, at any depth); at most ${MAX_VALUES} are taken`,
+      ]);
       return;
     }
     for (const key of keys) {
