@@ -15,6 +15,8 @@ describe('registrationProblems (the API rules for callers that are not requests)
     [{ ...valid, password: 'short' }, 'password must be 8 to 128 characters'],
     [{ ...valid, name: '' }, 'name should not be empty or blank'],
     [{ ...valid, name: '   ' }, 'name should not be empty or blank'],
+    // Only invisible characters: a zero-width space, a word joiner and a byte-order mark.
+    [{ ...valid, name: '\u200b\u2060\ufeff' }, 'name should not be empty or blank'],
     [{ ...valid, name: 'x'.repeat(201) }, 'name must be shorter than or equal to 200 characters'],
   ])('refuses %j: %s', (fields, problem) => {
     expect(registrationProblems(fields)).toEqual([problem]);
