@@ -1054,6 +1054,10 @@ describe('ticketed events and checkout', () => {
       expect(samePrice.body.ticket_types[0].price).toBe(pista.price);
       const incomplete = await patch({ ticket_types: [{ name: 'Camarote' }] });
       expect(incomplete.body.errors).toHaveProperty(['ticket_types.0.price']);
+      // An id of null is refused as not an id (it answered 500); to add a ticket type, leave it out.
+      const nullId = await patch({ ticket_types: [{ id: null, name: 'Camarote', price: '5.00', quantity: 1 }] });
+      expect(nullId.status).toBe(400);
+      expect(nullId.body.errors).toEqual({ 'ticket_types.0.id': ['must be the id of a ticket type of this event'] });
 
       // Two ticket types may swap names in one PATCH; one ticket type changed twice is refused.
       const swapped = await patch({

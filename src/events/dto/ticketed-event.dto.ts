@@ -68,7 +68,7 @@ export class TicketTypeInputDto {
 /** A ticket type in PATCH: with `id`, changes that type (quantity never below what is sold or held); without, adds one. */
 export class TicketTypePatchDto {
   @ApiPropertyOptional({ format: 'uuid', description: 'An existing ticket type of the event; leave out to add one.' })
-  @IsOptional()
+  @IsOmittable() // null is no id: refused (it answered 500)
   @IsUUID('all', { message: 'must be the id of a ticket type of this event' })
   id?: string;
 
