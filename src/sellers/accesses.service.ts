@@ -31,8 +31,12 @@ export class AccessesService {
   ) {}
 
   async grant(principal: UserPrincipal, sellerId: string, input: CreateAccessDto): Promise<AccessResponseDto> {
-    if ((input.user === undefined) === (input.email === undefined)) {
-      throw ValidationError.of('user', 'give either user (an id) or email');
+    // Exactly one of user (an id) and email names the user.
+    if (input.user === undefined && input.email === undefined) {
+      throw ValidationError.of('user', 'is required when email is not given');
+    }
+    if (input.user !== undefined && input.email !== undefined) {
+      throw ValidationError.of('user', 'cannot be given with email: name the user one way');
     }
     const user = await this.users.find(input.user ? { id: input.user } : { email: input.email! });
     if (!user) throw ValidationError.of(input.user ? 'user' : 'email', 'must name an existing user');

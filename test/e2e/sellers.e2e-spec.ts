@@ -211,6 +211,22 @@ describe('sellers', () => {
     const clerk = await createUser(t);
 
     expect((await t.http.get(`/sellers/${seller}`, { token: clerk.access })).status).toBe(404);
+    // The user is named one way: by id or by e-mail, not neither nor both.
+    for (const [body, message] of [
+      [{}, 'is required when email is not given'],
+      [{ user: clerk.id, email: clerk.email }, 'cannot be given with email: name the user one way'],
+    ] as const) {
+      const refused = await t.http.post(
+        `/sellers/${seller}/accesses`,
+        { ...body, permissions: ['transactions.view'] },
+        { token: manager.access },
+      );
+      expect([refused.status, refused.body.errors, refused.body.message]).toEqual([
+        400,
+        { user: [message] },
+        `Invalid request: user ${message}.`,
+      ]);
+    }
     const granted = await t.http.post(
       `/sellers/${seller}/accesses`,
       { email: clerk.email.toUpperCase(), permissions: ['transactions.view'] },
