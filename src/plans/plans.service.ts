@@ -8,12 +8,30 @@ import { checkMoney } from '../common/money/money';
 import { requestTransaction } from '../common/idempotency/request-transaction';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { SplitService } from '../split/split.service';
-import { parseSplitDocument } from '../split/split-table';
+import { parseSplitDocument, SplitCell } from '../split/split-table';
+import type { Table } from '../split/table';
 import { CreateSplitPlanDto, RatePlanResponseDto, SimulateSplitDto, SplitPlanResponseDto } from './dto/plans.dto';
 import type { RatePlan } from './entities/rate-plan.entity';
 import type { SplitPlan } from './entities/split-plan.entity';
 import { PlansRepository } from './plans.repository';
 import { ResolutionResponseDto } from './dto/resolution.dto';
+
+/** The most labels a new plan's cell shares a payment among, as a seller names at most 50 split participants. */
+export const MAX_CELL_LABELS = 50;
+
+/**
+ * A rule of new plans only (plans stored before it still resolve): each label becomes a share of
+ * every transaction the cell prices, and 3,000 of them made each such transaction 275 KB.
+ */
+function limitCellLabels(table: Table<SplitCell>, field: string, errors: FieldErrors): void {
+  for (const [key, cells] of table) {
+    for (const [brand, cell] of cells) {
+      if (cell.labels.length > MAX_CELL_LABELS) {
+        errors[`${field}.${key}.${brand}`] = [`must have at most ${MAX_CELL_LABELS} labels`];
+      }
+    }
+  }
+}
 
 /** Rate plans (read-only here) and split plans (create, read, simulate). */
 @Injectable()
@@ -56,6 +74,8 @@ export class PlansService {
     const errors: FieldErrors = {};
     const cardPresent = parseSplitDocument(input.split_details, 'split_details', errors);
     const online = parseSplitDocument(input.split_details_online, 'split_details_online', errors);
+    limitCellLabels(cardPresent.table, 'split_details', errors);
+    limitCellLabels(online.table, 'split_details_online', errors);
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     if (!isUUID(input.rate_plan) || !(await this.plans.findRatePlan(input.rate_plan))) {
       throw new BadRequestError('rate_plan_not_found', 'The rate plan does not exist.');

@@ -253,6 +253,21 @@ describe('plans', () => {
       ]);
     });
 
+    it('takes at most 50 labels in a cell (each is a share of every transaction the cell prices)', async () => {
+      const cell = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`L${i}`, 0.01]));
+      const plan = (count: number) =>
+        createSplitPlan({
+          name: `Labels ${count}`,
+          rate_plan: ratePlanId,
+          split_details: JSON.stringify({ credit1: { Visa: cell(count) } }),
+          split_details_online: JSON.stringify({ credit1: { 'Todas as bandeiras %': cell(1) } }),
+        });
+      expect((await plan(50)).status).toBe(201);
+      const refused = await plan(3_000);
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors).toEqual({ 'split_details.credit1.Visa': ['must have at most 50 labels'] });
+    });
+
     it('is immutable: PUT, PATCH and DELETE answer 405', async () => {
       const plan = (
         await createSplitPlan({ name: 'Fixed', rate_plan: ratePlanId, split_details: '{}', split_details_online: '{}' })

@@ -84,7 +84,8 @@ export class CreateSplitPlanDto {
 
   @ApiProperty({
     example: SPLIT_EXAMPLE,
-    description: 'Split table for card-present payments, as a JSON string (single quotes accepted).',
+    description:
+      'Split table for card-present payments, as a JSON string (single quotes accepted): payment type + installments → brand → label → percentage, at most 50 labels a cell.',
   })
   @IsString()
   @MaxLength(MAX_DOCUMENT_LENGTH)
