@@ -198,7 +198,8 @@ export class SubscriptionsService {
     const firstCharge: CreateTransactionDto = {
       amount: formatMoney(plan.amount),
       payment_type: input.payment.type,
-      description: `Subscription ${subscription.id}: ${plan.name}, period 1`,
+      // The plan, not the subscription: a declined first charge leaves no subscription to name.
+      description: `Subscription to plan ${plan.id}: ${plan.name}, period 1`,
       reference: signup.chargeId,
       customer: { name: subscription.name, email: subscription.email, document },
     };

@@ -273,6 +273,14 @@ describe('subscriptions', () => {
       expect(res.body).toMatchObject({ statusCode: 402, code: 'card_declined' });
       const count = await t.db.query('SELECT count(*)::int AS n FROM subscriptions WHERE plan_id = $1', [id]);
       expect(count.rows[0].n).toBe(0);
+      // The declined charge is recorded, naming the plan (there is no subscription to name).
+      const charge = await t.db.query(
+        `SELECT status, description FROM transactions WHERE source = 'subscription' AND description LIKE $1`,
+        [`%${id}%`],
+      );
+      expect(charge.rows).toEqual([
+        { status: 'declined', description: `Subscription to plan ${id}: Clube do Café, period 1` },
+      ]);
     });
 
     it('bad input: 404 for unknown or inactive plans, 400 with the field for the rest, nothing created', async () => {
