@@ -8,7 +8,14 @@ import { EVENT_TYPE_DESCRIPTIONS, EVENT_TYPES, EventType } from '../webhooks/out
 
 type Json = Record<string, any>;
 
-const ref = (model: new (...args: never[]) => unknown): Json => ({ $ref: getSchemaPath(model) });
+type Model = new (...args: never[]) => unknown;
+/** The models the payloads name (see ref), for the document's components. */
+const models = new Set<Model>();
+
+const ref = (model: Model): Json => {
+  models.add(model);
+  return { $ref: getSchemaPath(model) };
+};
 
 const splitRuleEvent = (what: string): Json => ({
   type: 'object',
@@ -49,15 +56,7 @@ const EVENT_DATA: Record<EventType, Json> = {
 };
 
 /** The models the payloads name, for the document's components. */
-export const EVENT_DATA_MODELS = [
-  TransactionResponseDto,
-  SplitRuleResponseDto,
-  DepositResponseDto,
-  PostingResponseDto,
-  EventOrderDto,
-  SubscriptionResponseDto,
-  WebhookResponseDto,
-];
+export const EVENT_DATA_MODELS = [...models];
 
 const SIGNATURE_HEADERS: Json[] = [
   {
