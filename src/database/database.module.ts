@@ -1,13 +1,32 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import type { ClientConfig } from 'pg';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { CONNECT_TIMEOUT_MS, poolOptions } from './pg-options';
 import { PipelinedClient } from './pipelined-client';
+import { ReadLanes } from './read-lanes';
+
+const APPLICATION_NAME = 'payments-api';
 
 /**
- * The TypeORM connection pool. The schema is owned by migrations (run before the
- * application starts), never by `synchronize`.
+ * The settings of every connection of the pool and of the read lanes. Short locks, bounded
+ * statements and connections, keepalive: a stuck or unreachable database answers 503 within
+ * seconds instead of piling requests up. Pipelined connections: see PipelinedClient.
  */
+function connectionSettings(config: AppConfig) {
+  return {
+    ...poolOptions({ queryTimeoutSeconds: config.databaseQueryTimeout }),
+    Client: PipelinedClient,
+    pipeline: true,
+    preparedStatements: config.databasePreparedStatements,
+  };
+}
+
+/**
+ * The TypeORM connection pool, and the shared connections of short reads (ReadLanes). The
+ * schema is owned by migrations (run before the application starts), never by `synchronize`.
+ */
+@Global()
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
@@ -19,22 +38,26 @@ import { PipelinedClient } from './pipelined-client';
         synchronize: false,
         migrationsRun: false,
         logging: false,
-        applicationName: 'payments-api',
+        applicationName: APPLICATION_NAME,
         connectTimeoutMS: CONNECT_TIMEOUT_MS,
         // Fail fast at start-up when the database is absent; at run time the pool reconnects.
         retryAttempts: 0,
-        // Short locks, bounded statements and connections, keepalive: a stuck or unreachable
-        // database answers 503 within seconds instead of piling requests up.
-        // Pipelined connections: see PipelinedClient.
-        extra: {
-          ...poolOptions({ queryTimeoutSeconds: config.databaseQueryTimeout }),
-          Client: PipelinedClient,
-          pipeline: true,
-          preparedStatements: config.databasePreparedStatements,
-          max: config.databasePoolSize,
-        },
+        extra: { ...connectionSettings(config), max: config.databasePoolSize },
       }),
     }),
   ],
+  providers: [
+    {
+      provide: ReadLanes,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) =>
+        new ReadLanes({
+          ...connectionSettings(config),
+          connectionString: config.databaseUrl,
+          application_name: APPLICATION_NAME,
+        } satisfies ClientConfig),
+    },
+  ],
+  exports: [ReadLanes],
 })
 export class DatabaseModule {}
