@@ -24,7 +24,7 @@ export const READ_LANES = 2;
  *
  * A lane whose connection fails (the database restarted, a network fault, a missed client
  * deadline: see DeadlineClient) fails the reads it carries, as a pooled connection would (503),
- * and is replaced at the next read. Lanes open at their first read.
+ * and once its failure is noticed the next read opens a new one. Lanes open at their first read.
  */
 export class ReadLanes implements OnApplicationShutdown {
   private readonly lanes: Lane[] = [];
