@@ -39,7 +39,7 @@ export function InstallmentsField(): PropertyDecorator {
 
 export function EntryModeField(description = 'Card present or online (default online).'): PropertyDecorator {
   return applyDecorators(
-    ApiProperty({ enum: ENTRY_MODES, required: false, description }),
+    ApiProperty({ enum: ENTRY_MODES, required: false, example: 'online', description }),
     IsOptional(),
     IsIn(ENTRY_MODES, { message: `must be one of ${ENTRY_MODES.join(', ')}` }),
   );

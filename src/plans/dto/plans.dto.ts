@@ -126,7 +126,8 @@ export class SplitPlanResponseDto {
 }
 
 export class SimulateSplitDto {
-  @MoneyField()
+  // The amount the examples of the answer (ResolutionResponseDto) come to, with SPLIT_EXAMPLE's Visa cell.
+  @MoneyField({ example: '100.00' })
   amount: string;
 
   @PaymentTypeField()

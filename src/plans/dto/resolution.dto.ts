@@ -15,7 +15,7 @@ export class FeeViewDto {
 
 export class ShareViewDto {
   @ApiProperty({ example: 'Master' }) label: string;
-  @ApiProperty({ enum: ['developer', 'participant'] }) role: 'developer' | 'participant';
+  @ApiProperty({ enum: ['developer', 'participant'], example: 'participant' }) role: 'developer' | 'participant';
   @ApiProperty({ example: '1' }) percentage: string;
   @ApiProperty({ example: '1.00' }) amount: string;
   @ApiProperty({ format: 'uuid', nullable: true, type: 'string' }) recipient: string | null;
