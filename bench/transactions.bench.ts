@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { SAMPLE_RATE_PLANS_FILE } from '../src/config/paths';
 import { encodeCursor } from '../src/common/pagination/pagination';
+import { printCpu } from './cpu';
 import { printRatio } from './measure';
 import {
   benchDatabase,
@@ -19,7 +20,9 @@ import {
  *     one day 300 days back) with 10,000 and with 1,000,000 transactions of one seller, created
  *     over the past year: keyset pagination and the list's indexes keep the cost flat;
  * (b) requests per second of the authenticated detail GET against a bare Fastify + pg handler
- *     running the same queries, on the same data, 32 connections, interleaved rounds.
+ *     running the same queries, on the same data, 32 connections, interleaved rounds;
+ * (c) what the shared read connections (ReadLanes) gain: the bare handler with them against the
+ *     bare handler taking a pooled connection for each read.
  * Both servers run as child processes; this process only sends requests.
  */
 export async function transactionsBenchmark(): Promise<void> {
@@ -88,6 +91,25 @@ export async function transactionsBenchmark(): Promise<void> {
         rates,
         0.8,
       );
+      const pooled = await startServer('dist/bench/minimal-detail-server.js', { ...env, DETAIL_READS: 'pool' });
+      try {
+        const lanes = await serviceAgainstBare((base, seconds) => load(base + detailPath, headers, seconds), {
+          service: minimal,
+          bare: pooled,
+        });
+        console.log(
+          '\n(c) Shared read connections (ReadLanes), bare detail GET, 32 connections (per second, median of 3)',
+        );
+        console.log(`  ${'shared connections'.padEnd(38)}${Math.round(lanes.service).toString().padStart(8)}/s`);
+        console.log(`  ${'a pooled connection per read'.padEnd(38)}${Math.round(lanes.bare).toString().padStart(8)}/s`);
+        console.log(`  gain: ${(lanes.service / lanes.bare).toFixed(2)}×`);
+        printCpu([
+          ['shared connections', lanes.cpu.service],
+          ['a pooled connection per read', lanes.cpu.bare],
+        ]);
+      } finally {
+        await pooled.stop();
+      }
     } finally {
       await minimal.stop();
     }
