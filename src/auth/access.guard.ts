@@ -17,6 +17,9 @@ import { isSessionOrKeyShaped } from './token-shape';
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
+  /** The rule a handler or controller class declares (null: none): metadata is fixed once a class is defined. */
+  private readonly rules = new WeakMap<object, AccessRule | null>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly authentication: AuthenticationGuard,
@@ -24,10 +27,7 @@ export class AccessGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
+    const rule = this.ruleOf(context);
     if (!rule) throw new ForbiddenError('access_not_declared', 'This route declares no access rule, so it is closed.');
     if (rule.public) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
@@ -45,5 +45,19 @@ export class AccessGuard implements CanActivate {
     await this.authorization.authorize(request.user, rule, params);
     if (rule.seller && params[rule.seller]) noteRequestSeller(params[rule.seller]);
     return true;
+  }
+
+  /** The handler's rule, else its class's (as `getAllAndOverride`), each read from its metadata once. */
+  private ruleOf(context: ExecutionContext): AccessRule | null {
+    return this.declared(context.getHandler()) ?? this.declared(context.getClass());
+  }
+
+  private declared(target: object): AccessRule | null {
+    let rule = this.rules.get(target);
+    if (rule === undefined) {
+      rule = this.reflector.get<AccessRule | undefined>(ACCESS_RULE, target as () => void) ?? null;
+      this.rules.set(target, rule);
+    }
+    return rule;
   }
 }

@@ -23,10 +23,12 @@ export interface RequestContext {
 export type SellerAuthorization = SellerCheck & { seller: string };
 
 const storage = new AsyncLocalStorage<RequestContext>();
-const byRequest = new WeakMap<FastifyRequest, RequestContext>();
+/** The context of a request, on the request itself (read after the context has ended: sellersAuthorizedOf). */
+const CONTEXT = Symbol('requestContext');
+type ContextCarrier = FastifyRequest & { [CONTEXT]?: RequestContext };
 
 export function runInRequestContext<T>(context: RequestContext, fn: () => T): T {
-  byRequest.set(context.request, context);
+  (context.request as ContextCarrier)[CONTEXT] = context;
   return storage.run(context, fn);
 }
 
@@ -60,7 +62,7 @@ export function noteSellerAuthorized(check: SellerAuthorization): void {
 
 /** The checks on a seller `request` passed (see noteSellerAuthorized). */
 export function sellersAuthorizedOf(request: FastifyRequest): SellerAuthorization[] {
-  return byRequest.get(request)?.sellersAuthorized ?? [];
+  return (request as ContextCarrier)[CONTEXT]?.sellersAuthorized ?? [];
 }
 
 /**
@@ -82,5 +84,5 @@ export function requestLogFields(context = storage.getStore()): Record<string, s
 
 /** The same fields for a request whose handling is over (its completion line). */
 export function requestLogFieldsOf(request: FastifyRequest): Record<string, string> {
-  return requestLogFields(byRequest.get(request));
+  return requestLogFields((request as ContextCarrier)[CONTEXT]);
 }
