@@ -30,6 +30,7 @@ import { ReplayedBodiesAsSent1763804000000 } from './1763804000000-replayed-bodi
 import { ManualRetryKeepsSchedule1763804100000 } from './1763804100000-manual-retry-keeps-schedule';
 import { SplitRuleDeletedEventsCarryTheRule1763804200000 } from './1763804200000-split-rule-deleted-events-carry-the-rule';
 import { ResendRequestedInFlight1763804300000 } from './1763804300000-resend-requested-in-flight';
+import { TransactionListByAmount1763804400000 } from './1763804400000-transaction-list-by-amount';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -65,4 +66,5 @@ export const migrations = [
   ManualRetryKeepsSchedule1763804100000,
   SplitRuleDeletedEventsCarryTheRule1763804200000,
   ResendRequestedInFlight1763804300000,
+  TransactionListByAmount1763804400000,
 ];

@@ -253,18 +253,29 @@ export class PipelinedClient extends DeadlineClient {
   }
 }
 
+/**
+ * The comment (TypeORM's `.comment(PLANNED_PER_EXECUTION)`) that marks a statement whose best plan
+ * depends on its values, such as a range filter on a column the result is not ordered by: it goes
+ * unnamed, so that PostgreSQL plans it with the values of each execution. Named, it would run on a
+ * generic plan after its fifth execution, one blind to how many rows the values select.
+ */
+export const PLANNED_PER_EXECUTION = 'planned per execution';
+const PLANNED_PER_EXECUTION_PREFIX = `/* ${PLANNED_PER_EXECUTION} */`;
+
 const statementNames = new Map<string, string>();
 const MAX_PREPARED = 1000;
 let namesGiven = 0;
 
 /**
  * The name of the prepared statement a statement with parameters goes as, parsed and planned once
- * per connection (the first MAX_PREPARED distinct texts of the process; the rest go unnamed). A
+ * per connection (the first MAX_PREPARED distinct texts of the process, and none marked
+ * PLANNED_PER_EXECUTION; the rest go unnamed). A
  * transaction-pooling proxy must keep prepared statements (PgBouncer 1.21+ with
  * max_prepared_statements), else DATABASE_PREPARED_STATEMENTS=false turns them off.
  */
 function preparedName(text: unknown, values: unknown): string | undefined {
   if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return undefined;
+  if (text.startsWith(PLANNED_PER_EXECUTION_PREFIX)) return undefined;
   let name = statementNames.get(text);
   if (name === undefined) {
     if (statementNames.size >= MAX_PREPARED) return undefined;

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { PipelinedClient, PLANNED_PER_EXECUTION } from '../../src/database/pipelined-client';
 import { TransactionsRepository } from '../../src/transactions/transactions.repository';
 import { LedgerRepository } from '../../src/virtual-accounts/ledger.repository';
+import { createUser } from '../support/identity';
+import { payingSeller } from '../support/payments';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -76,5 +79,42 @@ describe('Query plans of lookups by key', () => {
       t.app.get(LedgerRepository).findVirtualAccount(randomUUID(), randomUUID()),
     );
     expect(await indexesScanned(statement)).toEqual(['ledger_accounts_pkey']);
+  });
+
+  it('a page of an amount range few transactions fall in reads the amount index, planned with its values each time', async () => {
+    const superuser = await createUser(t, { superuser: true });
+    const { sellerId, ratePlanId } = await payingSeller(t, superuser);
+    await t.db.query(
+      `INSERT INTO transactions (seller_id, amount, payment_type, installments, card_brand, card_last4, entry_mode, status,
+         source, rate_plan_id, fee_percentage, fee_fixed, fee_amount, developer_amount, participants_amount, seller_net,
+         processor, processor_reference, approved_at, created_at)
+       SELECT $1, a, 'credit', 1, 'Visa', '1111', 'online', 'approved', 'api', $2, 0, 0, 0, 0, 0, a, 'sandbox', 'q',
+         now(), now() - g * interval '1 minute'
+       FROM generate_series(1, 20000) g, LATERAL (SELECT CASE WHEN g = 1 THEN 50000 ELSE 1000 END AS a) amount`,
+      [sellerId, ratePlanId],
+    );
+    await t.db.query('ANALYZE transactions');
+    const spy = jest.spyOn(PipelinedClient.prototype, 'query'); // calls through
+    let sent: unknown[][];
+    try {
+      // More than the five executions after which a named statement may go to a generic plan.
+      for (let i = 0; i < 7; i++) {
+        const page = await t.http.get(`/unified/accounts/sellers/${sellerId}/transactions/?amount_min=400.00`, {
+          token: superuser.access,
+        });
+        expect(page.body.results.map((r: { amount: string }) => r.amount)).toEqual(['500.00']);
+      }
+      sent = [...spy.mock.calls];
+    } finally {
+      spy.mockRestore();
+    }
+    const pages = sent.filter(([sql]) => typeof sql === 'string' && /amount"? >= \$/.test(sql));
+    expect(pages).toHaveLength(7);
+    for (const [sql, values] of pages as Array<[string, unknown[]]>) {
+      // Sent unnamed: planned with its values, every time.
+      expect(sql.startsWith(`/* ${PLANNED_PER_EXECUTION} */`)).toBe(true);
+      const [{ 'QUERY PLAN': plan }] = (await t.db.query(`EXPLAIN (FORMAT JSON) ${sql}`, values)).rows;
+      expect(JSON.stringify(plan)).toContain('"Index Name":"transactions_seller_amount"');
+    }
   });
 });

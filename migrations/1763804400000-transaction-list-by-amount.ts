@@ -1,0 +1,25 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * The list's amount filters (`amount_min`, `amount_max`) get an index, so that a page of a range
+ * few transactions fall in reads those transactions, not the seller's whole history in creation
+ * order, dropping the rest. (The list asks PostgreSQL to plan such a page with its values each time:
+ * PLANNED_PER_EXECUTION in TransactionsRepository.list.) Built CONCURRENTLY, outside a transaction,
+ * so that charges go on being written meanwhile; an index left invalid by an interrupted build is
+ * dropped and built again on the next run.
+ */
+export class TransactionListByAmount1763804400000 implements MigrationInterface {
+  name = 'TransactionListByAmount1763804400000';
+  transaction = false;
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`DROP INDEX CONCURRENTLY IF EXISTS transactions_seller_amount`);
+    await q.query(
+      `CREATE INDEX CONCURRENTLY transactions_seller_amount ON transactions (seller_id, amount, created_at, seq)`,
+    );
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP INDEX CONCURRENTLY IF EXISTS transactions_seller_amount`);
+  }
+}
