@@ -64,10 +64,10 @@ export class CardDto {
   @Max(12, { message: 'must be a month from 1 to 12' })
   exp_month: number;
 
-  @ApiProperty({ example: 2030 })
-  @IsInt({ message: 'must be a four-digit year' })
-  @Min(2000, { message: 'must be a four-digit year' })
-  @Max(2100, { message: 'must be a four-digit year' })
+  @ApiProperty({ example: 2030, minimum: 2000, maximum: 2100 })
+  @IsInt({ message: 'must be a year from 2000 to 2100' })
+  @Min(2000, { message: 'must be a year from 2000 to 2100' })
+  @Max(2100, { message: 'must be a year from 2000 to 2100' })
   @FieldRule('cardNotExpired', (year, card: CardDto) => {
     if (!Number.isInteger(year) || !Number.isInteger(card.exp_month)) return null;
     const now = new Date();
