@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { isCheckViolation } from '../common/errors/database-errors';
 import { deferStatement } from '../database/pipelined-client';
+import { ReadLanes } from '../database/read-lanes';
 import { centsFromDb, Cents } from '../common/money/money';
 import { keysetSql, PageRequest } from '../common/pagination/pagination';
 import { setWithUpdatedAt } from '../database/updated-at';
@@ -80,7 +81,10 @@ const EVENT_FIELDS: Record<keyof EventChanges, string> = {
  */
 @Injectable()
 export class TicketedEventsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly readLanes: ReadLanes,
+  ) {}
 
   async insert(manager: EntityManager, event: NewTicketedEvent): Promise<TicketedEventRow> {
     const [row]: TicketedEventRow[] = await manager.query(
@@ -126,16 +130,17 @@ export class TicketedEventsRepository {
     return row ?? null;
   }
 
-  /** The event with its ticket types (oldest first), in one query. */
+  /** The event with its ticket types (oldest first), in one query, by key (a hot read: every checkout and public page). */
   async findWithTicketTypes(id: string): Promise<{ event: TicketedEventRow; types: TicketTypeRow[] } | null> {
-    const [row]: Array<TicketedEventRow & { ticketTypes: Array<TicketTypeRow & { seq: string }> }> =
-      await this.dataSource.query(
-        `SELECT ${EVENT_COLUMNS},
+    const [row] = await this.readLanes.query<
+      TicketedEventRow & { ticketTypes: Array<TicketTypeRow & { seq: string }> }
+    >(
+      `SELECT ${EVENT_COLUMNS},
            (SELECT coalesce(json_agg(t ORDER BY t.seq), '[]'::json)
             FROM (SELECT ${TYPE_COLUMNS}, seq FROM ticket_types WHERE event_id = $1) t) AS "ticketTypes"
          FROM ticketed_events WHERE id = $1`,
-        [id],
-      );
+      [id],
+    );
     if (!row) return null;
     const { ticketTypes, ...event } = row;
     return { event, types: ticketTypes.map(({ seq: _seq, ...type }) => toTicketType(type)) };
