@@ -1,4 +1,4 @@
-import { ReadLanes } from '../src/database/read-lanes';
+import { SharedConnections } from '../src/database/shared-connections';
 import { startBareServer } from './bare-server';
 import { bareTransactionView } from './bare-view';
 
@@ -6,12 +6,12 @@ import { bareTransactionView } from './bare-view';
  * The yardstick of the detail benchmark: a bare Fastify + pg handler that authenticates the
  * same JWT the same way (bare-auth.ts: the credential state cached as the service caches it)
  * and runs the same query as the service's GET of a transaction (the transaction with its
- * split rules) on the same shared connections (ReadLanes), with no framework in between.
+ * split rules) on the same shared connections (SharedConnections), with no framework in between.
  * With `DETAIL_READS=pool`, each read takes a pooled connection instead (what the service did
- * before ReadLanes): the benchmark's measure of what the shared connections gain.
+ * before SharedConnections): the benchmark's measure of what the shared connections gain.
  */
 startBareServer((app, pool, authenticate) => {
-  const lanes = new ReadLanes({ connectionString: process.env.DATABASE_URL });
+  const lanes = new SharedConnections({ connectionString: process.env.DATABASE_URL });
   const read = async (text: string, values: unknown[]): Promise<Array<Record<string, unknown>>> =>
     process.env.DETAIL_READS === 'pool' ? (await pool.query(text, values)).rows : lanes.query(text, values);
   app.get<{ Params: { sellers_pk: string; id: string } }>(

@@ -21,7 +21,7 @@ import {
  *     over the past year: keyset pagination and the list's indexes keep the cost flat;
  * (b) requests per second of the authenticated detail GET against a bare Fastify + pg handler
  *     running the same queries, on the same data, 32 connections, interleaved rounds;
- * (c) what the shared read connections (ReadLanes) gain: the bare handler with them against the
+ * (c) what the shared connections (SharedConnections) gain: the bare handler with them against the
  *     bare handler taking a pooled connection for each read.
  * Both servers run as child processes; this process only sends requests.
  */
@@ -98,7 +98,7 @@ export async function transactionsBenchmark(): Promise<void> {
           bare: pooled,
         });
         console.log(
-          '\n(c) Shared read connections (ReadLanes), bare detail GET, 32 connections (per second, median of 3)',
+          '\n(c) Shared read connections (SharedConnections), bare detail GET, 32 connections (per second, median of 3)',
         );
         console.log(`  ${'shared connections'.padEnd(38)}${Math.round(lanes.service).toString().padStart(8)}/s`);
         console.log(`  ${'a pooled connection per read'.padEnd(38)}${Math.round(lanes.bare).toString().padStart(8)}/s`);

@@ -4,12 +4,12 @@ import type { ClientConfig } from 'pg';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { CONNECT_TIMEOUT_MS, poolOptions } from './pg-options';
 import { PipelinedClient } from './pipelined-client';
-import { ReadLanes } from './read-lanes';
+import { SharedConnections } from './shared-connections';
 
 const APPLICATION_NAME = 'payments-api';
 
 /**
- * The settings of every connection of the pool and of the read lanes. Short locks, bounded
+ * The settings of every connection of the pool and of the shared connections. Short locks, bounded
  * statements and connections, keepalive: a stuck or unreachable database answers 503 within
  * seconds instead of piling requests up. Pipelined connections: see PipelinedClient.
  */
@@ -23,7 +23,7 @@ function connectionSettings(config: AppConfig) {
 }
 
 /**
- * The TypeORM connection pool, and the shared connections of short reads (ReadLanes). The
+ * The TypeORM connection pool, and the shared connections of short statements by key (SharedConnections). The
  * schema is owned by migrations (run before the application starts), never by `synchronize`.
  */
 @Global()
@@ -48,16 +48,16 @@ function connectionSettings(config: AppConfig) {
   ],
   providers: [
     {
-      provide: ReadLanes,
+      provide: SharedConnections,
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) =>
-        new ReadLanes({
+        new SharedConnections({
           ...connectionSettings(config),
           connectionString: config.databaseUrl,
           application_name: APPLICATION_NAME,
         } satisfies ClientConfig),
     },
   ],
-  exports: [ReadLanes],
+  exports: [SharedConnections],
 })
 export class DatabaseModule {}

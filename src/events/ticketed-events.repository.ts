@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { isCheckViolation } from '../common/errors/database-errors';
 import { deferStatement } from '../database/pipelined-client';
-import { ReadLanes } from '../database/read-lanes';
+import { SharedConnections } from '../database/shared-connections';
 import { centsFromDb, Cents } from '../common/money/money';
 import { keysetSql, PageRequest } from '../common/pagination/pagination';
 import { setWithUpdatedAt } from '../database/updated-at';
@@ -83,7 +83,7 @@ const EVENT_FIELDS: Record<keyof EventChanges, string> = {
 export class TicketedEventsRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly readLanes: ReadLanes,
+    private readonly sharedConnections: SharedConnections,
   ) {}
 
   async insert(manager: EntityManager, event: NewTicketedEvent): Promise<TicketedEventRow> {
@@ -132,7 +132,7 @@ export class TicketedEventsRepository {
 
   /** The event with its ticket types (oldest first), in one query, by key (a hot read: every checkout and public page). */
   async findWithTicketTypes(id: string): Promise<{ event: TicketedEventRow; types: TicketTypeRow[] } | null> {
-    const [row] = await this.readLanes.query<
+    const [row] = await this.sharedConnections.query<
       TicketedEventRow & { ticketTypes: Array<TicketTypeRow & { seq: string }> }
     >(
       `SELECT ${EVENT_COLUMNS},

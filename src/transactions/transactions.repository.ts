@@ -4,7 +4,7 @@ import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { Cents } from '../common/money/money';
 import { applyKeysetAfterRow, PageRequest, sellerCursorRow } from '../common/pagination/pagination';
 import { deferStatement, PLANNED_PER_EXECUTION } from '../database/pipelined-client';
-import { ReadLanes } from '../database/read-lanes';
+import { SharedConnections } from '../database/shared-connections';
 import { rowGuard } from '../database/row-guard';
 import { RowMapper } from '../database/row-mapper';
 import type { EntryMode, PaymentType } from '../split/table';
@@ -42,7 +42,7 @@ export class TransactionsRepository {
     @InjectRepository(Transaction) private readonly transactions: Repository<Transaction>,
     @InjectRepository(SplitRule) rules: Repository<SplitRule>,
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly readLanes: ReadLanes,
+    private readonly sharedConnections: SharedConnections,
   ) {
     this.transactionRows = new RowMapper(transactions.metadata);
     this.ruleRows = new RowMapper(rules.metadata);
@@ -71,7 +71,7 @@ export class TransactionsRepository {
     id: string,
   ): Promise<{ transaction: Transaction; rules: SplitRule[] } | null> {
     // A hot read (every detail GET) by key: plain SQL on a shared connection, a precompiled mapping.
-    return this.withRules(await this.readLanes.query(this.withRulesForSellerSql, [sellerId, id]));
+    return this.withRules(await this.sharedConnections.query(this.withRulesForSellerSql, [sellerId, id]));
   }
 
   /** A transaction with its rules from rows of both (rule columns prefixed `r__`, none when it has no rule). */

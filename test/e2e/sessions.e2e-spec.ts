@@ -1,6 +1,7 @@
 import { decodeJwt, jwtVerify, SignJWT } from 'jose';
 import { createHmac, randomUUID } from 'node:crypto';
 import { UsersService } from '../../src/auth/users.service';
+import { PgThrottlerStorage } from '../../src/common/rate-limit/pg-throttler.storage';
 import { FixturesModule } from '../support/fixtures.module';
 import { createUser, login, validCnpj } from '../support/identity';
 import { startTestApp, TEST_JWT_SECRET, TestApp } from '../support/test-app';
@@ -107,6 +108,24 @@ describe('users and sessions', () => {
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
       // another e-mail from the same address is counted apart
       expect((await t.http.post('/user/login', { email: 'other@example.com', password: 'guess' })).status).toBe(401);
+    });
+
+    it('the purge deletes expired counters in batches, and leaves the live ones counting', async () => {
+      await t.db.query(
+        `INSERT INTO rate_limits (key, hits, expires_at)
+         SELECT 'expired-' || g, 3, now() - interval '1 second' FROM generate_series(1, 12000) g`,
+      );
+      const email = 'counted@example.com';
+      for (let i = 0; i < 10; i++) await t.http.post('/user/login', { email, password: 'guess-' + i });
+      const before = (await t.db.query(`SELECT count(*)::int AS n FROM rate_limits WHERE expires_at <= now()`)).rows[0]
+        .n;
+      expect(before).toBeGreaterThanOrEqual(12000);
+      expect(await t.app.get(PgThrottlerStorage).purgeExpired()).toBe(before);
+      expect((await t.db.query(`SELECT count(*)::int AS n FROM rate_limits WHERE expires_at <= now()`)).rows[0].n).toBe(
+        0,
+      );
+      // The live counter survived: the 11th attempt is still refused.
+      expect((await t.http.post('/user/login', { email, password: 'guess' })).status).toBe(429);
     });
   });
 

@@ -2,6 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import { DataSource } from 'typeorm';
+import { SharedConnections } from '../../database/shared-connections';
+
+/** Expired counters deleted per statement: each batch locks its rows only briefly (see increment). */
+const PURGE_BATCH = 5000;
 
 /**
  * Rate-limit counters in PostgreSQL (fixed windows), so that limits hold across every API
@@ -9,10 +13,17 @@ import { DataSource } from 'typeorm';
  */
 @Injectable()
 export class PgThrottlerStorage implements ThrottlerStorage {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly shared: SharedConnections,
+  ) {}
 
+  /**
+   * Counts a hit: a one-row upsert by key, on the shared connections (every limited request
+   * makes one). Only the purge below locks these rows otherwise, a batch at a time.
+   */
   async increment(key: string, ttl: number, limit: number) {
-    const [row]: Array<{ hits: number; seconds: number }> = await this.dataSource.query(
+    const [row] = await this.shared.query<{ hits: number; seconds: number }>(
       `INSERT INTO rate_limits (key, hits, expires_at) VALUES ($1, 1, now() + make_interval(secs => $2::double precision / 1000))
        ON CONFLICT (key) DO UPDATE SET
          hits = CASE WHEN rate_limits.expires_at <= now() THEN 1 ELSE rate_limits.hits + 1 END,
@@ -29,7 +40,16 @@ export class PgThrottlerStorage implements ThrottlerStorage {
     };
   }
 
-  async purgeExpired(): Promise<void> {
-    await this.dataSource.query('DELETE FROM rate_limits WHERE expires_at <= now()');
+  /** Deletes the expired counters, in batches; answers how many. A counter in use is left for the next run. */
+  async purgeExpired(): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      const [, deleted]: [unknown, number] = await this.dataSource.query(
+        `DELETE FROM rate_limits WHERE key IN (
+           SELECT key FROM rate_limits WHERE expires_at <= now() LIMIT ${PURGE_BATCH} FOR UPDATE SKIP LOCKED)`,
+      );
+      purged += deleted;
+      if (deleted < PURGE_BATCH) return purged;
+    }
   }
 }

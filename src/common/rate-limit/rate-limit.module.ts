@@ -28,7 +28,9 @@ export class RateLimitModule implements OnModuleInit {
     this.jobs.define({
       name: 'maintenance.purge-rate-limits',
       schedule: '*/10 * * * *',
-      handler: () => this.storage.purgeExpired(),
+      handler: async () => {
+        await this.storage.purgeExpired();
+      },
     });
   }
 }

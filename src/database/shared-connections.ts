@@ -5,28 +5,30 @@ import { PipelinedClient } from './pipelined-client';
 
 const logger = new Logger('Database');
 
-/** Connections the lanes keep open, beyond the pool (each a PostgreSQL backend that runs their statements in turn). */
-export const READ_LANES = 2;
+/** Shared connections kept open beyond the pool (each a PostgreSQL backend that runs their statements in turn). */
+export const SHARED_CONNECTIONS = 2;
 
 /**
- * Shared connections for short reads outside any transaction (as Npgsql's multiplexing): the
- * point reads of hot GET routes (a transaction by its id) go to one of `READ_LANES` connections
- * that every request shares, instead of each taking a pooled connection of its own. Reads issued
- * in the same turn of the event loop leave in one socket write per lane (PipelinedClient), their
+ * Shared connections ("lanes") for short statements by key outside any transaction, as Npgsql's
+ * multiplexing: the hot reads of a record by its key (a transaction, an event with its ticket
+ * types) and the rate-limit counter go to one of `SHARED_CONNECTIONS` connections that every
+ * request shares, instead of each taking a pooled connection of its own. Statements issued in
+ * the same turn of the event loop leave in one socket write per lane (PipelinedClient), their
  * answers come back in one read, and PostgreSQL runs them one after the other on a backend that
- * is already awake: under concurrency, a read costs this process and PostgreSQL about half the
- * CPU of a pooled one (`npm run bench -- transactions`). Each statement has its own protocol
- * sync, so a failed one fails alone.
+ * is already awake: under concurrency, a statement costs this process and PostgreSQL about half
+ * the CPU of a pooled one (`npm run bench -- transactions`, part c). Each statement has its own
+ * protocol sync (its own implicit transaction), so a failed one fails alone.
  *
- * Only for statements that are quick whatever the data (an index lookup by key): a lane runs its
- * statements in order, so a slow one would hold up the reads queued behind it. Lists, searches
- * and anything in a transaction use the pool.
+ * Only for statements that are quick whatever the data (an index lookup or a one-row upsert by
+ * key, on rows no long transaction locks): a lane runs its statements in order, so a slow one
+ * would hold up those queued behind it. Lists, searches and anything in a transaction use the pool.
  *
  * A lane whose connection fails (the database restarted, a network fault, a missed client
- * deadline: see DeadlineClient) fails the reads it carries, as a pooled connection would (503),
- * and once its failure is noticed the next read opens a new one. Lanes open at their first read.
+ * deadline: see DeadlineClient) fails the statements it carries, as a pooled connection would
+ * (503), and once its failure is noticed the next statement opens a new one. Lanes open at their
+ * first statement.
  */
-export class ReadLanes implements OnApplicationShutdown {
+export class SharedConnections implements OnApplicationShutdown {
   private readonly lanes: Lane[] = [];
   private closed = false;
 
@@ -52,9 +54,9 @@ export class ReadLanes implements OnApplicationShutdown {
   }
 
   private pick(): Lane {
-    // The stopping service has drained its requests; a late read is refused as the closed pool would be.
+    // The stopping service has drained its requests; a late statement is refused as the closed pool would be.
     if (this.closed) throw new Error('Connection terminated: the service is stopping');
-    if (this.lanes.length < READ_LANES) return this.open();
+    if (this.lanes.length < SHARED_CONNECTIONS) return this.open();
     let best = this.lanes[0];
     for (const lane of this.lanes) if (lane.inFlight < best.inFlight) best = lane;
     return best;
@@ -69,10 +71,10 @@ export class ReadLanes implements OnApplicationShutdown {
       this.lanes.splice(at, 1);
       client.end().catch(() => undefined);
     };
-    // The reads it carries fail with the connection's error; the next read opens a new lane.
+    // The statements it carries fail with the connection's error; the next one opens a new lane.
     lane.connected.catch(retire);
     client.on('error', (error: Error) => {
-      logger.warn(`A shared read connection failed (${error.message}); it is replaced at the next read`);
+      logger.warn(`A shared connection failed (${error.message}); it is replaced at the next statement`);
       retire();
     });
     client.on('end', retire);

@@ -2,19 +2,19 @@ import { Client } from 'pg';
 import { QueryFailedError } from 'typeorm';
 import { isDatabaseUnavailable } from '../../src/common/errors/database-errors';
 import { poolOptions } from '../../src/database/pg-options';
-import { READ_LANES, ReadLanes } from '../../src/database/read-lanes';
+import { SHARED_CONNECTIONS, SharedConnections } from '../../src/database/shared-connections';
 import { createTestDatabase, dropTestDatabase } from '../support/database';
 
 /**
- * The shared connections of short reads (src/database/read-lanes.ts) on a real PostgreSQL:
- * concurrent reads share READ_LANES connections and each gets its own answer, a failed statement
+ * The shared connections of short statements (src/database/shared-connections.ts) on a real PostgreSQL:
+ * concurrent reads share SHARED_CONNECTIONS connections and each gets its own answer, a failed statement
  * fails alone, a slow read does not hold up reads it could run beside, and a lane whose
  * connection dies fails its reads as unavailable and is replaced.
  */
-describe('ReadLanes', () => {
+describe('SharedConnections', () => {
   let url: string;
   let sql: Client;
-  let lanes: ReadLanes;
+  let lanes: SharedConnections;
 
   beforeAll(async () => {
     url = await createTestDatabase();
@@ -22,7 +22,7 @@ describe('ReadLanes', () => {
     await sql.connect();
   });
   beforeEach(() => {
-    lanes = new ReadLanes({ ...poolOptions({ queryTimeoutSeconds: 5 }), connectionString: url });
+    lanes = new SharedConnections({ ...poolOptions({ queryTimeoutSeconds: 5 }), connectionString: url });
   });
   afterEach(() => lanes.onApplicationShutdown());
   afterAll(async () => {
@@ -36,10 +36,10 @@ describe('ReadLanes', () => {
   it('shares its connections among concurrent reads, each answered with its own rows', async () => {
     const answers = await Promise.all(Array.from({ length: 40 }, (_, n) => backendOf(n)));
     expect(answers.map((a) => a.n)).toEqual(Array.from({ length: 40 }, (_, n) => n));
-    expect(new Set(answers.map((a) => a.pid)).size).toBe(READ_LANES);
+    expect(new Set(answers.map((a) => a.pid)).size).toBe(SHARED_CONNECTIONS);
     // Later reads reuse the same connections.
     const again = await Promise.all(Array.from({ length: 10 }, (_, n) => backendOf(n)));
-    expect(new Set([...answers, ...again].map((a) => a.pid)).size).toBe(READ_LANES);
+    expect(new Set([...answers, ...again].map((a) => a.pid)).size).toBe(SHARED_CONNECTIONS);
   });
 
   it('fails a failed statement alone, as TypeORM reports it', async () => {
@@ -91,7 +91,7 @@ describe('ReadLanes', () => {
   });
 
   it('fails reads at once when the database cannot be reached, and refuses reads once shut down', async () => {
-    const closedPort = new ReadLanes({
+    const closedPort = new SharedConnections({
       connectionString: 'postgres://postgres@127.0.0.1:1/none',
       connectionTimeoutMillis: 2000,
     });
