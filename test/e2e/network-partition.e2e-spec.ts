@@ -36,6 +36,9 @@ describe('network partition to the database', () => {
     const user = await createUser(t);
     // Several pooled connections exist and sit idle: the partition catches them unaware.
     await Promise.all(Array.from({ length: 6 }, () => t.http.get('/user/me', { token: user.access })));
+    // The shared connections too (a login's rate-limit counter goes through them).
+    const login = () => t.http.post('/user/login', { email: user.email, password: user.password });
+    expect((await Promise.all([login(), login()])).map((r) => r.status)).toEqual([200, 200]);
 
     proxy.stall();
     const during = await Promise.all([
@@ -43,6 +46,8 @@ describe('network partition to the database', () => {
       t.http.get('/user/me', { token: user.access }),
       t.http.post('/test-fixtures/records', { amount: '1.00' }, { headers: { 'idempotency-key': 'partition-1' } }),
       t.http.get('/health/ready'),
+      login(),
+      login(),
       ...Array.from({ length: 12 }, () => t.http.get('/user/me', { token: user.access })),
     ]);
     for (const res of during) {
@@ -65,6 +70,8 @@ describe('network partition to the database', () => {
     // Every request works again: no connection caught in the partition is handed out any more.
     const after = await Promise.all(Array.from({ length: 12 }, () => t.http.get('/user/me', { token: user.access })));
     expect(after.map((r) => r.status)).toEqual(Array(12).fill(200));
+    // The shared connections caught in the partition were replaced as well.
+    expect((await Promise.all([login(), login()])).map((r) => r.status)).toEqual([200, 200]);
     const write = await t.http.post(
       '/test-fixtures/records',
       { amount: '1.00' },
