@@ -1,8 +1,9 @@
+import { createServer, type Socket } from 'node:net';
 import { Client } from 'pg';
 import { QueryFailedError } from 'typeorm';
-import { isDatabaseUnavailable } from '../../src/common/errors/database-errors';
+import { isBusyWithConcurrentUpdates, isDatabaseUnavailable } from '../../src/common/errors/database-errors';
 import { poolOptions } from '../../src/database/pg-options';
-import { SHARED_CONNECTIONS, SharedConnections } from '../../src/database/shared-connections';
+import { SHARED_CONNECTIONS, SHARED_LOCK_TIMEOUT_MS, SharedConnections } from '../../src/database/shared-connections';
 import { createTestDatabase, dropTestDatabase } from '../support/database';
 
 /**
@@ -103,5 +104,45 @@ describe('SharedConnections', () => {
     await lanes.onApplicationShutdown();
     const late = await lanes.query('SELECT 1', []).catch((e: unknown) => e);
     expect(isDatabaseUnavailable(late)).toBe(true);
+  });
+
+  it('gives up a read held up by a schema change after a short lock timeout (busy, 503), so it holds up little', async () => {
+    await sql.query('CREATE TABLE IF NOT EXISTS locked_probe (id int)');
+    await backendOf(0);
+    await sql.query('BEGIN');
+    await sql.query('LOCK TABLE locked_probe IN ACCESS EXCLUSIVE MODE');
+    try {
+      const started = Date.now();
+      const error = await lanes.query('SELECT count(*) FROM locked_probe', []).catch((e: unknown) => e);
+      expect(isBusyWithConcurrentUpdates(error)).toBe(true);
+      expect(Date.now() - started).toBeLessThan(SHARED_LOCK_TIMEOUT_MS + 800);
+    } finally {
+      await sql.query('ROLLBACK');
+    }
+    expect((await lanes.query<{ n: string }>('SELECT count(*) AS n FROM locked_probe', []))[0].n).toBe('0');
+  });
+
+  it('fails a read still waiting for its connection when the service stops, as unavailable', async () => {
+    // A server that takes connections and never answers: the connection stays "connecting".
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as { port: number }).port;
+    const waiting = new SharedConnections({ connectionString: `postgres://postgres@127.0.0.1:${port}/none` });
+    try {
+      const read = waiting.query('SELECT 1', []).catch((e: unknown) => e);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const stopped = waiting.onApplicationShutdown();
+      // At once, not when the silent connection is dropped (a second later).
+      const answer = await Promise.race([
+        read,
+        new Promise((resolve) => setTimeout(() => resolve('still waiting'), 300)),
+      ]);
+      expect(isDatabaseUnavailable(answer)).toBe(true);
+      await stopped;
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });

@@ -23,6 +23,8 @@ const MESSAGES = [
   'timeout exceeded when trying to connect',
   'Client has encountered a connection error',
   'Connection is not established',
+  // a pg client used after it was ended (a connection closing while the service stops)
+  'Client was closed and is not queryable',
   'the database system is',
   // 55000 while connecting to a database closed to connections (ALTER DATABASE … ALLOW_CONNECTIONS false)
   'is not currently accepting connections',

@@ -2,9 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import { DataSource } from 'typeorm';
-import { SharedConnections } from '../../database/shared-connections';
 
-/** Expired counters deleted per statement: each batch locks its rows only briefly (see increment). */
+/** Expired counters deleted per statement: each batch locks its rows only briefly (a hit on one waits for it). */
 const PURGE_BATCH = 5000;
 
 /**
@@ -13,17 +12,10 @@ const PURGE_BATCH = 5000;
  */
 @Injectable()
 export class PgThrottlerStorage implements ThrottlerStorage {
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly shared: SharedConnections,
-  ) {}
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /**
-   * Counts a hit: a one-row upsert by key, on the shared connections (every limited request
-   * makes one). Only the purge below locks these rows otherwise, a batch at a time.
-   */
   async increment(key: string, ttl: number, limit: number) {
-    const [row] = await this.shared.query<{ hits: number; seconds: number }>(
+    const [row]: Array<{ hits: number; seconds: number }> = await this.dataSource.query(
       `INSERT INTO rate_limits (key, hits, expires_at) VALUES ($1, 1, now() + make_interval(secs => $2::double precision / 1000))
        ON CONFLICT (key) DO UPDATE SET
          hits = CASE WHEN rate_limits.expires_at <= now() THEN 1 ELSE rate_limits.hits + 1 END,
