@@ -108,7 +108,8 @@ export class CustomerDto {
 }
 
 export class CreateTransactionDto {
-  @MoneyField()
+  // The amount the answer's examples (TransactionResponseDto: fee, split, net) come to.
+  @MoneyField({ example: '100.00' })
   amount: string;
 
   @PaymentTypeField()
@@ -306,13 +307,13 @@ export class BoletoViewDto {
 export class TransactionResponseDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'uuid' }) seller: string;
-  @ApiProperty({ example: '150.00' }) amount: string;
+  @ApiProperty({ example: '100.00' }) amount: string;
   @ApiProperty({ example: 'BRL' }) currency: string;
   @ApiProperty({ enum: PAYMENT_TYPES }) payment_type: PaymentType;
   @ApiProperty() installments: number;
   @ApiProperty({ nullable: true, type: 'string', example: 'Visa' }) card_brand: string | null;
   @ApiProperty({ nullable: true, type: 'string', example: '1111' }) card_last4: string | null;
-  @ApiProperty({ enum: ENTRY_MODES }) entry_mode: EntryMode;
+  @ApiProperty({ enum: ENTRY_MODES, example: 'online' }) entry_mode: EntryMode;
   @ApiProperty({ enum: TRANSACTION_STATUSES }) status: TransactionStatus;
   @ApiProperty({ nullable: true, type: 'string' }) description: string | null;
   @ApiProperty({ enum: TRANSACTION_SOURCES }) source: string;
