@@ -22,8 +22,22 @@ function connectionSettings(config: AppConfig) {
   };
 }
 
+function sharedSettings(config: AppConfig): ClientConfig {
+  return { ...connectionSettings(config), connectionString: config.databaseUrl, application_name: APPLICATION_NAME };
+}
+
 /**
- * The TypeORM connection pool, and the shared connections of short statements by key (SharedConnections). The
+ * Shared connections (SharedConnections) for one-row counter updates whose loss in a crash is
+ * harmless: the rate-limit counters, which every login and public checkout writes. Their commits
+ * do not wait for the disk (`synchronous_commit=off`: a crash may forget the last fraction of a
+ * second of hits), so a write on them is as quick as a read, and they are apart from the
+ * connections of the reads, which a write never holds up.
+ */
+export const COUNTER_CONNECTIONS = Symbol('COUNTER_CONNECTIONS');
+
+/**
+ * The TypeORM connection pool, the shared connections of short reads by key (SharedConnections), and those of counters
+ * (COUNTER_CONNECTIONS). The
  * schema is owned by migrations (run before the application starts), never by `synchronize`.
  */
 @Global()
@@ -50,14 +64,16 @@ function connectionSettings(config: AppConfig) {
     {
       provide: SharedConnections,
       inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => new SharedConnections(sharedSettings(config)),
+    },
+    {
+      provide: COUNTER_CONNECTIONS,
+      inject: [APP_CONFIG],
+      // Their commits do not wait for the disk: see COUNTER_CONNECTIONS.
       useFactory: (config: AppConfig) =>
-        new SharedConnections({
-          ...connectionSettings(config),
-          connectionString: config.databaseUrl,
-          application_name: APPLICATION_NAME,
-        } satisfies ClientConfig),
+        new SharedConnections({ ...sharedSettings(config), options: '-c synchronous_commit=off' }),
     },
   ],
-  exports: [SharedConnections],
+  exports: [SharedConnections, COUNTER_CONNECTIONS],
 })
 export class DatabaseModule {}

@@ -26,10 +26,11 @@ export const SHARED_LOCK_TIMEOUT_MS = 200;
  * (`npm run bench -- transactions`, part c). Each statement has its own protocol sync (its own
  * implicit transaction), so a failed one fails alone.
  *
- * Only for reads that are quick whatever the data (an index lookup by key): a lane runs its
+ * Only for statements that are quick whatever the data (an index lookup by key): a lane runs its
  * statements in order, so a slow one would hold up those queued behind it, and so would a write,
- * whose commit waits for the disk (and for any lock on its row). Lists, searches, writes and
- * anything in a transaction use the pool.
+ * whose commit waits for the disk (and for any lock on its row), except on connections whose
+ * commits do not (COUNTER_CONNECTIONS: rate-limit counters, apart from the reads). Lists,
+ * searches, writes and anything in a transaction use the pool.
  *
  * A lane whose connection fails (the database restarted, a network fault, a missed client
  * deadline: see DeadlineClient) fails the statements it carries, as a pooled connection would

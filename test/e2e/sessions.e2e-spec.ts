@@ -2,6 +2,8 @@ import { decodeJwt, jwtVerify, SignJWT } from 'jose';
 import { createHmac, randomUUID } from 'node:crypto';
 import { UsersService } from '../../src/auth/users.service';
 import { PgThrottlerStorage } from '../../src/common/rate-limit/pg-throttler.storage';
+import { COUNTER_CONNECTIONS } from '../../src/database/database.module';
+import { SharedConnections } from '../../src/database/shared-connections';
 import { FixturesModule } from '../support/fixtures.module';
 import { createUser, login, validCnpj } from '../support/identity';
 import { startTestApp, TEST_JWT_SECRET, TestApp } from '../support/test-app';
@@ -108,6 +110,13 @@ describe('users and sessions', () => {
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
       // another e-mail from the same address is counted apart
       expect((await t.http.post('/user/login', { email: 'other@example.com', password: 'guess' })).status).toBe(401);
+    });
+
+    it('counts on shared connections whose commits do not wait for the disk, apart from the reads', async () => {
+      const setting = async (connections: SharedConnections) =>
+        (await connections.query<{ synchronous_commit: string }>('SHOW synchronous_commit', []))[0].synchronous_commit;
+      expect(await setting(t.app.get(COUNTER_CONNECTIONS))).toBe('off');
+      expect(await setting(t.app.get(SharedConnections))).toBe('on');
     });
 
     it('the purge deletes expired counters in batches, and leaves the live ones counting', async () => {

@@ -1,7 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import { DataSource } from 'typeorm';
+import { COUNTER_CONNECTIONS } from '../../database/database.module';
+import { SharedConnections } from '../../database/shared-connections';
 
 /** Expired counters deleted per statement: each batch locks its rows only briefly (a hit on one waits for it). */
 const PURGE_BATCH = 5000;
@@ -12,10 +14,14 @@ const PURGE_BATCH = 5000;
  */
 @Injectable()
 export class PgThrottlerStorage implements ThrottlerStorage {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(COUNTER_CONNECTIONS) private readonly counters: SharedConnections,
+  ) {}
 
+  /** Counts a hit: a one-row upsert by key, on the counters' shared connections (COUNTER_CONNECTIONS). */
   async increment(key: string, ttl: number, limit: number) {
-    const [row]: Array<{ hits: number; seconds: number }> = await this.dataSource.query(
+    const [row] = await this.counters.query<{ hits: number; seconds: number }>(
       `INSERT INTO rate_limits (key, hits, expires_at) VALUES ($1, 1, now() + make_interval(secs => $2::double precision / 1000))
        ON CONFLICT (key) DO UPDATE SET
          hits = CASE WHEN rate_limits.expires_at <= now() THEN 1 ELSE rate_limits.hits + 1 END,
