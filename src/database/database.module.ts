@@ -36,9 +36,9 @@ function sharedSettings(config: AppConfig): ClientConfig {
 export const COUNTER_CONNECTIONS = Symbol('COUNTER_CONNECTIONS');
 
 /**
- * The TypeORM connection pool, the shared connections of short reads by key (SharedConnections), and those of counters
- * (COUNTER_CONNECTIONS). The
- * schema is owned by migrations (run before the application starts), never by `synchronize`.
+ * The TypeORM connection pool, the shared connections of short reads by key (SharedConnections)
+ * and those of counters (COUNTER_CONNECTIONS). The schema is owned by migrations (run before the
+ * application starts), never by `synchronize`.
  */
 @Global()
 @Module({

@@ -54,7 +54,7 @@ export class SharedConnections implements OnApplicationShutdown {
     const lane = this.pick();
     lane.inFlight++;
     try {
-      await Promise.race([lane.connected, this.stopped]);
+      if (!lane.ready) await Promise.race([lane.connected, this.stopped]);
       return (await lane.client.query(text, values)).rows as T[];
     } catch (error) {
       throw error instanceof DatabaseError ? new QueryFailedError(text, values, error) : error;
@@ -80,7 +80,11 @@ export class SharedConnections implements OnApplicationShutdown {
 
   private open(): Lane {
     const client = new PipelinedClient({ ...this.settings, pipeline: true, lock_timeout: SHARED_LOCK_TIMEOUT_MS });
-    const lane: Lane = { client, inFlight: 0, connected: client.connect() };
+    const lane: Lane = { client, inFlight: 0, connected: client.connect(), ready: false };
+    lane.connected.then(
+      () => (lane.ready = true),
+      () => undefined,
+    );
     const retire = () => {
       const at = this.lanes.indexOf(lane);
       if (at < 0) return;
@@ -129,4 +133,6 @@ interface Lane {
   /** Statements sent and not yet answered (or waiting for the connection). */
   inFlight: number;
   connected: Promise<unknown>;
+  /** Connected: statements go out without waiting for `connected`. */
+  ready: boolean;
 }
