@@ -63,6 +63,11 @@ export class SharedConnections implements OnApplicationShutdown {
     }
   }
 
+  /** For the metrics: connections open, and statements sent on them and not yet answered. */
+  usage(): { open: number; inFlight: number } {
+    return { open: this.lanes.length, inFlight: this.lanes.reduce((sum, lane) => sum + lane.inFlight, 0) };
+  }
+
   async onApplicationShutdown(): Promise<void> {
     this.closed = true;
     this.stop(stopping());

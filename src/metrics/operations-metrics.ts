@@ -2,6 +2,8 @@ import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
+import { COUNTER_CONNECTIONS } from '../database/database.module';
+import { SharedConnections } from '../database/shared-connections';
 import { JobQueue } from '../jobs/job-queue.service';
 import { TransactionSettlements } from '../transactions/transaction-settlements';
 import { HttpMetrics } from './http-metrics';
@@ -10,7 +12,7 @@ import { MetricsRepository, OutboxBacklog } from './metrics.repository';
 /**
  * Wires the business and saturation metrics: transaction status changes (a settlement listener,
  * so every status written is counted once), and the gauges read at scrape time: outbox backlog,
- * job queue depth per queue, database pool use.
+ * job queue depth per queue, database pool and shared connections use.
  */
 @Injectable()
 export class OperationsMetrics implements OnModuleInit {
@@ -22,6 +24,8 @@ export class OperationsMetrics implements OnModuleInit {
     @Inject(JobQueue) private readonly jobs: JobQueue,
     @Inject(TransactionSettlements) private readonly settlements: TransactionSettlements,
     @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(SharedConnections) private readonly shared: SharedConnections,
+    @Inject(COUNTER_CONNECTIONS) private readonly counters: SharedConnections,
   ) {}
 
   onModuleInit(): void {
@@ -43,6 +47,24 @@ export class OperationsMetrics implements OnModuleInit {
           { labels: { state: 'waiting' }, value: pool.waitingCount },
         ];
       },
+    );
+    this.metrics.gauge(
+      'db_shared_connections',
+      'Shared connections of short statements (reads by key; rate-limit counters): connections open, and statements sent and not answered yet.',
+      ['set', 'state'],
+      async () =>
+        (
+          [
+            ['reads', this.shared],
+            ['counters', this.counters],
+          ] as const
+        ).flatMap(([set, connections]) => {
+          const { open, inFlight } = connections.usage();
+          return [
+            { labels: { set, state: 'open' }, value: open },
+            { labels: { set, state: 'in_flight' }, value: inFlight },
+          ];
+        }),
     );
     this.metrics.gauge('outbox_pending_events', 'Outbox events written but not dispatched yet.', [], async () => [
       { labels: {}, value: (await this.outboxBacklog()).pending },

@@ -148,8 +148,12 @@ describe('observability', () => {
       expect(delta('idempotency_conflicts_total', { code: 'idempotency_key_reused' })).toBe(1);
     });
 
-    it('reports the outbox backlog, job queue depth per queue and the database pool', async () => {
-      await charge({ amount: '3.00', payment_type: 'pix' });
+    it('reports the outbox backlog, job queue depth per queue, the database pool and the shared connections', async () => {
+      const made = await charge({ amount: '3.00', payment_type: 'pix' });
+      const read = await t.http.get(`/unified/accounts/sellers/${seller.sellerId}/transactions/${made.body.id}`, {
+        token: superuser.access,
+      });
+      expect(read.status).toBe(200);
       const text = await metrics();
       // Nothing dispatches the outbox in this test: the events written by the tests above wait.
       expect(value(text, 'outbox_pending_events')).toBeGreaterThan(0);
@@ -160,6 +164,10 @@ describe('observability', () => {
       expect(value(text, 'db_pool_connections', { state: 'in_use' })).toBeGreaterThanOrEqual(0);
       expect(value(text, 'db_pool_connections', { state: 'idle' })).toBeGreaterThan(0);
       expect(value(text, 'db_pool_connections', { state: 'waiting' })).toBe(0);
+      // The detail GET read the charge on the shared connections (opened at their first read).
+      expect(value(text, 'db_shared_connections', { set: 'reads', state: 'open' })).toBeGreaterThan(0);
+      expect(value(text, 'db_shared_connections', { set: 'reads', state: 'in_flight' })).toBe(0);
+      expect(value(text, 'db_shared_connections', { set: 'counters', state: 'in_flight' })).toBe(0);
     });
   });
 });
