@@ -11,9 +11,10 @@ import { bareTransactionView } from './bare-view';
  * before SharedConnections): the benchmark's measure of what the shared connections gain.
  */
 startBareServer((app, pool, authenticate) => {
-  const lanes = new SharedConnections({ connectionString: process.env.DATABASE_URL });
+  const shared =
+    process.env.DETAIL_READS === 'pool' ? null : new SharedConnections({ connectionString: process.env.DATABASE_URL });
   const read = async (text: string, values: unknown[]): Promise<Array<Record<string, unknown>>> =>
-    process.env.DETAIL_READS === 'pool' ? (await pool.query(text, values)).rows : lanes.query(text, values);
+    shared ? shared.query(text, values) : (await pool.query(text, values)).rows;
   app.get<{ Params: { sellers_pk: string; id: string } }>(
     '/unified/accounts/sellers/:sellers_pk/transactions/:id',
     async (request, reply) => {

@@ -65,19 +65,25 @@ export async function serviceAgainstBare(
 
 const SERVICE_LABEL = 'service (NestJS, guard, TypeORM)';
 
-/** Prints the two rates of `serviceAgainstBare` under `title`, their ratio and its target, then their CPU. */
+/**
+ * Prints the two rates of `serviceAgainstBare` under `title`, their ratio (with its target, when
+ * there is one), then their CPU; `serviceLabel` and `bareLabel` name the two sides.
+ */
 export function printServiceAgainstBare(
   title: string,
   bareLabel: string,
   rates: ServiceAgainstBare,
-  target: number,
+  target: number | null,
+  serviceLabel = SERVICE_LABEL,
 ): void {
   console.log(`\n${title} (per second, median of 3 interleaved rounds)`);
-  console.log(`  ${SERVICE_LABEL.padEnd(38)}${Math.round(rates.service).toString().padStart(8)}/s`);
+  console.log(`  ${serviceLabel.padEnd(38)}${Math.round(rates.service).toString().padStart(8)}/s`);
   console.log(`  ${bareLabel.padEnd(38)}${Math.round(rates.bare).toString().padStart(8)}/s`);
-  printRatio('ratio service / bare', rates.service / rates.bare, { atLeast: target });
+  const ratio = rates.service / rates.bare;
+  if (target === null) console.log(`  ratio: ${ratio.toFixed(2)}`);
+  else printRatio('ratio service / bare', ratio, { atLeast: target });
   printCpu([
-    [SERVICE_LABEL, rates.cpu.service],
+    [serviceLabel, rates.cpu.service],
     [bareLabel, rates.cpu.bare],
   ]);
 }

@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { SAMPLE_RATE_PLANS_FILE } from '../src/config/paths';
 import { encodeCursor } from '../src/common/pagination/pagination';
-import { printCpu } from './cpu';
 import { printRatio } from './measure';
 import {
   benchDatabase,
@@ -93,20 +92,17 @@ export async function transactionsBenchmark(): Promise<void> {
       );
       const pooled = await startServer('dist/bench/minimal-detail-server.js', { ...env, DETAIL_READS: 'pool' });
       try {
-        const lanes = await serviceAgainstBare((base, seconds) => load(base + detailPath, headers, seconds), {
+        const gain = await serviceAgainstBare((base, seconds) => load(base + detailPath, headers, seconds), {
           service: minimal,
           bare: pooled,
         });
-        console.log(
-          '\n(c) Shared read connections (SharedConnections), bare detail GET, 32 connections (per second, median of 3)',
+        printServiceAgainstBare(
+          '(c) Shared connections, bare detail GET, 32 connections',
+          'a pooled connection per read',
+          gain,
+          null,
+          'shared connections',
         );
-        console.log(`  ${'shared connections'.padEnd(38)}${Math.round(lanes.service).toString().padStart(8)}/s`);
-        console.log(`  ${'a pooled connection per read'.padEnd(38)}${Math.round(lanes.bare).toString().padStart(8)}/s`);
-        console.log(`  gain: ${(lanes.service / lanes.bare).toFixed(2)}×`);
-        printCpu([
-          ['shared connections', lanes.cpu.service],
-          ['a pooled connection per read', lanes.cpu.bare],
-        ]);
       } finally {
         await pooled.stop();
       }
