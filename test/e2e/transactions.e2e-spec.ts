@@ -417,6 +417,8 @@ describe('unified transactions', () => {
         'payment_type=cash',
         'source=bogus',
         'card_brand=',
+        'card_brand=visa',
+        'card_brand=Mastercard',
       ]) {
         const refused = await t.http.get(`${path}?${bad}`, { token: superuser.access });
         expect({ bad, status: refused.status }).toEqual({ bad, status: 400 });

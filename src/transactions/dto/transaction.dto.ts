@@ -17,7 +17,7 @@ import { FieldRule } from '../../common/validation/field-rule';
 import { OptionalBody } from '../../common/validation/optional.decorator';
 import { NestedObject } from '../../common/validation/nested.decorator';
 import { normaliseDocument } from '../../sellers/document';
-import { detectBrand, passesLuhn } from '../processor/card';
+import { CARD_BRANDS, CardBrand, detectBrand, passesLuhn } from '../processor/card';
 import { CreatedRangeQueryDto } from '../../common/pagination/created-range.dto';
 import {
   EntryModeField,
@@ -185,12 +185,10 @@ export class TransactionListQueryDto extends CreatedRangeQueryDto {
   @PaymentTypeField({ required: false })
   payment_type?: PaymentType;
 
-  @ApiPropertyOptional({ example: 'Visa' })
+  @ApiPropertyOptional({ enum: CARD_BRANDS, description: 'The brand as the transaction records it, exactly.' })
   @IsOptional()
-  @IsString()
-  @IsNotBlank()
-  @MaxLength(60)
-  card_brand?: string;
+  @IsIn(CARD_BRANDS, { message: `must be one of ${CARD_BRANDS.join(', ')}` })
+  card_brand?: CardBrand;
 
   @EntryModeField('Only card-present or only online payments.')
   entry_mode?: EntryMode;
