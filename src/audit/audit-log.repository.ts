@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { keysetSql, PageRequest } from '../common/pagination/pagination';
+import { deferStatement } from '../database/pipelined-client';
 
 export interface AuditLogRow {
   id: string;
@@ -38,7 +39,9 @@ export class AuditLogRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   static async append(manager: EntityManager, row: NewAuditLogRow): Promise<void> {
-    await manager.query(
+    // Nothing is read back: it leaves with the transaction's next statement or its COMMIT.
+    await deferStatement(
+      manager,
       `INSERT INTO audit_log (actor_kind, actor_id, action, seller_id, target_type, target_id, changes, request_id, ip)
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9)`,
       [

@@ -22,6 +22,8 @@ export type AuditAction =
   | 'seller.commercial_terms_changed'
   | 'split_plan.created'
   | 'virtual_account.manual_deposit'
+  | 'virtual_account.transfer'
+  | 'virtual_account.payment'
   | 'transaction.voided'
   | 'transaction.split_rule_created'
   | 'transaction.split_rule_deleted';

@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { requestTransaction } from '../common/idempotency/request-transaction';
 import { BadRequestError, ValidationError } from '../common/errors/api-error';
-import type { Cents } from '../common/money/money';
+import { formatMoney, type Cents } from '../common/money/money';
+import { AuditEntry, recordAudit } from '../audit/audit-log';
 import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { instantOf } from '../common/validation/date-time.decorator';
 import { retryOnConflict } from '../database/retry';
@@ -146,6 +147,11 @@ export class VirtualAccountsService {
     if (target === id) throw new BadRequestError('same_account', 'A virtual account cannot transfer to itself.');
     return retryOnConflict(() =>
       requestTransaction(this.dataSource, async (manager) => {
+        // Before the movement, which is the transaction's last statement (written only if it commits).
+        await recordAudit(
+          manager,
+          movementAudit('virtual_account.transfer', sellerId, id, amount, { virtual_account: target }, description),
+        );
         // The whole transfer is one statement, sent with its COMMIT: each side's seller hears of
         // its own posting (the events are written with the lines).
         const lines = postedOrThrow(
@@ -219,6 +225,15 @@ export class VirtualAccountsService {
           provider: this.bank.name,
         });
         await this.jobs.send<PayoutJob>(PAYOUT_JOB, { payoutId }, {}, manager);
+        const audit = movementAudit(
+          payout.kind === 'payment' ? 'virtual_account.payment' : 'virtual_account.transfer',
+          payout.sellerId,
+          payout.accountId,
+          payout.amount,
+          payout.destination,
+          payout.description,
+        );
+        await recordAudit(manager, { ...audit, changes: { ...audit.changes, payout: payoutId } });
         return PostingResponseDto.of({ ...posted, status: 'processing', failureReason: null });
       }),
     );
@@ -229,4 +244,21 @@ export class VirtualAccountsService {
     if (!account) throw virtualAccountNotFound();
     return account;
   }
+}
+
+/** The audit entry of money a person moves out of a virtual account (API.md section 12: money-affecting). */
+function movementAudit(
+  action: 'virtual_account.transfer' | 'virtual_account.payment',
+  sellerId: string,
+  accountId: string,
+  amount: Cents,
+  destination: PayoutDestination | { virtual_account: string },
+  description: string | null,
+): AuditEntry & { changes: object } {
+  return {
+    action,
+    sellerId,
+    target: { type: 'virtual_account', id: accountId },
+    changes: { amount: formatMoney(amount), destination, ...(description !== null && { description }) },
+  };
 }

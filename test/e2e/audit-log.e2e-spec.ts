@@ -44,6 +44,9 @@ describe('audit log', () => {
     const member = await createUser(t);
     const keyId = (await createApiKey(t, superuser.access, s.sellerId)).id;
     const txId = await charge();
+    const other = (
+      await t.http.post(`/sellers/${s.sellerId}/subaccounts`, { name: 'Other' }, { token: superuser.access })
+    ).body.id as string;
     let accessId = '';
     let ruleId = '';
     let depositId = '';
@@ -176,6 +179,39 @@ describe('audit log', () => {
         target: () => ({ type: 'deposit', id: depositId }),
         seller: s.sellerId,
       },
+      // Money leaving a virtual account, to another one or out of the platform.
+      {
+        action: 'virtual_account.transfer',
+        run: () =>
+          audited('POST', `/uniconta/seller/${s.sellerId}/virtualaccounts/${s.master}/transfer`, {
+            amount: '2.00',
+            destination: { virtual_account: other },
+          }),
+        target: () => ({ type: 'virtual_account', id: s.master }),
+        seller: s.sellerId,
+      },
+      {
+        action: 'virtual_account.transfer',
+        run: () =>
+          audited('POST', `/uniconta/seller/${s.sellerId}/virtualaccounts/${s.master}/transfer`, {
+            amount: '1.00',
+            description: 'Supplier',
+            destination: { pix_key: 'supplier@example.com' },
+          }),
+        target: () => ({ type: 'virtual_account', id: s.master }),
+        seller: s.sellerId,
+      },
+      {
+        action: 'virtual_account.payment',
+        run: () =>
+          audited('POST', `/uniconta/seller/${s.sellerId}/virtualaccounts/${s.master}/pay`, {
+            amount: '1.50',
+            payee: { name: 'Energia' },
+            barcode: '8'.repeat(44),
+          }),
+        target: () => ({ type: 'virtual_account', id: s.master }),
+        seller: s.sellerId,
+      },
       {
         action: 'user.superuser_granted',
         run: () => audited('PATCH', `/users/${member.id}`, { is_superuser: true }),
@@ -219,6 +255,35 @@ describe('audit log', () => {
         ],
       });
     }
+
+    const moved = await t.db.query(
+      `SELECT action, changes FROM audit_log WHERE action IN ('virtual_account.transfer', 'virtual_account.payment')
+        AND seller_id = $1 ORDER BY seq`,
+      [s.sellerId],
+    );
+    expect(moved.rows).toEqual([
+      {
+        action: 'virtual_account.transfer',
+        changes: { amount: '2.00', destination: { virtual_account: other } },
+      },
+      {
+        action: 'virtual_account.transfer',
+        changes: {
+          amount: '1.00',
+          destination: { pix_key: 'supplier@example.com' },
+          description: 'Supplier',
+          payout: expect.any(String),
+        },
+      },
+      {
+        action: 'virtual_account.payment',
+        changes: {
+          amount: '1.50',
+          destination: { payee: { name: 'Energia', document: null }, barcode: '8'.repeat(44) },
+          payout: expect.any(String),
+        },
+      },
+    ]);
 
     const changed = await t.db.query(
       `SELECT changes FROM audit_log WHERE action = 'access.changed' AND target_id = $1`,
@@ -264,6 +329,20 @@ describe('audit log', () => {
       { token: manager.access },
     );
     expect(refused.status).toBe(403);
+    // money the account does not have is not moved: inside (the movement is the transaction's last
+    // statement, behind the audit row) or out of the platform
+    const empty = (
+      await t.http.post(`/sellers/${s.sellerId}/subaccounts`, { name: 'Empty' }, { token: superuser.access })
+    ).body.id as string;
+    const accounts = `/uniconta/seller/${s.sellerId}/virtualaccounts`;
+    for (const destination of [{ virtual_account: s.master }, { pix_key: 'supplier@example.com' }]) {
+      const overdrawn = await t.http.post(
+        `${accounts}/${empty}/transfer`,
+        { amount: '1.00', destination },
+        { token: superuser.access },
+      );
+      expect(overdrawn.body.code).toBe('insufficient_funds');
+    }
     const after = Number((await t.db.query('SELECT count(*) FROM audit_log')).rows[0].count);
     // the void and the superuser's grant to the manager
     expect(after - before).toBe(2);
