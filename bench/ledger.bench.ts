@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { APPEND_AUDIT_ROW } from '../src/audit/audit-log.repository';
 import { POST_MOVEMENT } from '../src/virtual-accounts/ledger.repository';
 import { cpuMeter, CpuPerRequest, medianCpu, printCpu } from './cpu';
 import { median, printRatio } from './measure';
@@ -14,8 +15,8 @@ import { benchDatabase, serverEnv, startServer } from './support';
  * virtual accounts) next to pgbench's built-in TPC-B-like transactions per second with 32
  * clients on the same PostgreSQL server, interleaved rounds, and their ratio. The scale-out
  * figure: the same 32 connections spread over two API processes on the same database. The
- * ceiling: the transfer's own statements (the repository's posting SQL and the two outbox
- * events) run by pgbench on the same accounts, with no HTTP and no Node.js in between.
+ * ceiling: the transfer's own statements (its audit row, and the repository's posting SQL with
+ * the two outbox events) run by pgbench on the same accounts, with no HTTP and no Node.js in between.
  */
 export async function ledgerBenchmark(): Promise<void> {
   const db = await benchDatabase();
@@ -218,10 +219,27 @@ function transferSqlScript(sellerId: string, accounts: string[]): string {
   const posting = POST_MOVEMENT.replace(/\$\d+/g, (name) => parameters[name])
     .replace(/\s+/g, ' ')
     .replaceAll('HH24:MI:SS', 'HH24":"MI":"SS');
+  // The audit row the service writes with it (a person moves money out of a virtual account).
+  const audit = APPEND_AUDIT_ROW.replace(
+    /\$\d+/g,
+    (name) =>
+      ({
+        $1: `'user'`,
+        $2: `'${sellerId}'`,
+        $3: `'virtual_account.transfer'`,
+        $4: `'${sellerId}'`,
+        $5: `'virtual_account'`,
+        $6: account(':from'),
+        $7: `jsonb_build_object('amount', '0.01', 'destination', jsonb_build_object('virtual_account', ${account(':to')}))`,
+        $8: `'${sellerId}'`,
+        $9: `'127.0.0.1'`,
+      })[name]!,
+  ).replace(/\s+/g, ' ');
   return [
     `\\set from random(1, ${accounts.length})`,
     `\\set to 1 + (:from + random(0, ${accounts.length - 2})) % ${accounts.length}`,
     'BEGIN;',
+    `${audit};`,
     `${posting};`,
     'END;',
     '',

@@ -29,6 +29,10 @@ export interface AuditLogFilter {
   createdAfter?: Date;
 }
 
+/** Appends one row (`$1`…`$9`: actor kind and id, action, seller, target type and id, changes, request id, address). */
+export const APPEND_AUDIT_ROW = `INSERT INTO audit_log (actor_kind, actor_id, action, seller_id, target_type, target_id, changes, request_id, ip)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9)`;
+
 /**
  * SQL of `audit_log`. Rows are appended only through `recordAudit` (audit-log.ts), in the audited
  * action's transaction: the write takes the caller's manager and needs no injected state, so it is
@@ -40,22 +44,17 @@ export class AuditLogRepository {
 
   static async append(manager: EntityManager, row: NewAuditLogRow): Promise<void> {
     // Nothing is read back: it leaves with the transaction's next statement or its COMMIT.
-    await deferStatement(
-      manager,
-      `INSERT INTO audit_log (actor_kind, actor_id, action, seller_id, target_type, target_id, changes, request_id, ip)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9)`,
-      [
-        row.actor_kind,
-        row.actor_id,
-        row.action,
-        row.seller_id,
-        row.target_type,
-        row.target_id,
-        JSON.stringify(row.changes),
-        row.request_id,
-        row.ip,
-      ],
-    );
+    await deferStatement(manager, APPEND_AUDIT_ROW, [
+      row.actor_kind,
+      row.actor_id,
+      row.action,
+      row.seller_id,
+      row.target_type,
+      row.target_id,
+      JSON.stringify(row.changes),
+      row.request_id,
+      row.ip,
+    ]);
   }
 
   /** One page of entries matching every given filter, by `seq` (one index range per filter). */
