@@ -424,8 +424,8 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     if ((payment.installments ?? 1) > event.maxInstallments) {
       problems['payment.installments'] = [`must be at most ${event.maxInstallments} for this event`];
     }
-    const document = normaliseDocument(buyer.document);
-    if (!document) problems['buyer.document'] = ['must be a valid CPF or CNPJ'];
+    // Checked by the body's validation (CheckoutDto).
+    const document = normaliseDocument(buyer.document)!;
     const charge: CreateTransactionDto = {
       amount: formatMoney(amount),
       payment_type: payment.type,
@@ -433,7 +433,7 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
       entry_mode: 'online',
       card: payment.card,
       description: `${event.name} (tickets)`.slice(0, 255),
-      customer: { name: buyer.name, email: buyer.email, document: document?.digits ?? buyer.document },
+      customer: { name: buyer.name, email: buyer.email, document: document.digits },
       reference: orderId,
     };
     try {

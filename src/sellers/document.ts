@@ -1,3 +1,5 @@
+import { FieldRule } from '../common/validation/field-rule';
+
 /**
  * Brazilian tax ids: CPF (people, 11 digits) and CNPJ (companies, 14 digits), each ending in
  * two check digits computed modulo 11. Punctuation ("123.456.789-09", "12.345.678/0001-95")
@@ -40,4 +42,11 @@ export function isValidCnpj(digits: string): boolean {
 /** 000…0, 111…1 and the like pass the check digits but are no one's document. */
 function allSame(digits: string): boolean {
   return new Set(digits).size === 1;
+}
+
+/** A CPF or CNPJ field of a request body (punctuation accepted), refused unless its check digits hold. */
+export function CpfOrCnpj(): PropertyDecorator {
+  return FieldRule('isCpfOrCnpj', (document) =>
+    typeof document !== 'string' || normaliseDocument(document) ? null : 'must be a valid CPF or CNPJ',
+  );
 }

@@ -591,6 +591,18 @@ describe('ticketed events and checkout', () => {
       });
     });
 
+    it('reports every bad field of the buyer at once (the CPF with the e-mail)', async () => {
+      const res = await checkout(
+        event.id,
+        checkoutBody([{ ticket_type: pista.id, quantity: 1 }], card, { email: 'nope', document: '123' }),
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual({
+        'buyer.email': [expect.any(String)],
+        'buyer.document': ['must be a valid CPF or CNPJ'],
+      });
+    });
+
     it('unknown, draft and malformed events answer 404', async () => {
       const draft = await t.http.post('/event/event/', eventBody(seller.sellerId), { token: superuser.access });
       for (const id of [draft.body.id, '00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {

@@ -21,6 +21,7 @@ import { ORDER_STATUSES, OrderStatus } from '../order-state';
 import { InstallmentsUpTo12Field } from './ticketed-event.dto';
 import { EmailField } from '../../common/validation/email.decorator';
 import { IsOneLine } from '../../common/validation/one-line.decorator';
+import { CpfOrCnpj } from '../../sellers/document';
 
 export const MAX_CHECKOUT_ITEMS = 20;
 const quantityMessage = 'must be an integer of at least 1';
@@ -40,6 +41,7 @@ export class BuyerDto {
   @ApiProperty({ example: '52998224725', description: 'CPF or CNPJ (punctuation accepted).' })
   @IsString()
   @MaxLength(30)
+  @CpfOrCnpj()
   document: string;
 }
 

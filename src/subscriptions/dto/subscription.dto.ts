@@ -6,7 +6,7 @@ import { FieldRule } from '../../common/validation/field-rule';
 import { OptionalBody } from '../../common/validation/optional.decorator';
 import { NestedObject } from '../../common/validation/nested.decorator';
 import { IsNotBlank } from '../../common/validation/not-blank.decorator';
-import { normaliseDocument } from '../../sellers/document';
+import { CpfOrCnpj } from '../../sellers/document';
 import { CardDto } from '../../transactions/dto/transaction.dto';
 import type {
   Subscription,
@@ -35,9 +35,7 @@ export class SubscriberDto {
   @ApiProperty({ example: '52998224725', description: 'CPF or CNPJ (punctuation accepted).' })
   @IsString()
   @MaxLength(30)
-  @FieldRule('isCpfOrCnpj', (document) =>
-    typeof document !== 'string' || normaliseDocument(document) ? null : 'must be a valid CPF or CNPJ',
-  )
+  @CpfOrCnpj()
   document: string;
 }
 

@@ -16,7 +16,7 @@ import { MoneyField } from '../../common/money/money.decorators';
 import { FieldRule } from '../../common/validation/field-rule';
 import { OptionalBody } from '../../common/validation/optional.decorator';
 import { NestedObject } from '../../common/validation/nested.decorator';
-import { normaliseDocument } from '../../sellers/document';
+import { CpfOrCnpj } from '../../sellers/document';
 import { CARD_BRANDS, CardBrand, detectBrand, passesLuhn } from '../processor/card';
 import { CreatedRangeQueryDto } from '../../common/pagination/created-range.dto';
 import {
@@ -101,9 +101,7 @@ export class CustomerDto {
   @IsOptional()
   @IsString()
   @MaxLength(30)
-  @FieldRule('isCpfOrCnpj', (document) =>
-    typeof document !== 'string' || normaliseDocument(document) ? null : 'must be a valid CPF or CNPJ',
-  )
+  @CpfOrCnpj()
   document?: string;
 }
 
