@@ -31,6 +31,7 @@ import { ManualRetryKeepsSchedule1763804100000 } from './1763804100000-manual-re
 import { SplitRuleDeletedEventsCarryTheRule1763804200000 } from './1763804200000-split-rule-deleted-events-carry-the-rule';
 import { ResendRequestedInFlight1763804300000 } from './1763804300000-resend-requested-in-flight';
 import { TransactionListByAmount1763804400000 } from './1763804400000-transaction-list-by-amount';
+import { RateLimitsSlidingWindow1763804500000 } from './1763804500000-rate-limits-sliding-window';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -67,4 +68,5 @@ export const migrations = [
   SplitRuleDeletedEventsCarryTheRule1763804200000,
   ResendRequestedInFlight1763804300000,
   TransactionListByAmount1763804400000,
+  RateLimitsSlidingWindow1763804500000,
 ];

@@ -112,6 +112,34 @@ describe('users and sessions', () => {
       expect((await t.http.post('/user/login', { email: 'other@example.com', password: 'guess' })).status).toBe(401);
     });
 
+    it('counts in a sliding window: no minute, wherever it starts, lets more than 10 through', async () => {
+      const email = 'window@example.com';
+      const login = async () => (await t.http.post('/user/login', { email, password: 'guess' })).status;
+      /** Time passes for the counters: every hit they counted happened `seconds` earlier. */
+      const age = (seconds: number) =>
+        t.db.query(
+          `UPDATE rate_limits SET hit_times = ARRAY(SELECT h - make_interval(secs => $1) FROM unnest(hit_times) h)`,
+          [seconds],
+        );
+      // One attempt, then nine 56 s later: the limit is reached.
+      expect(await login()).toBe(401);
+      await age(56);
+      for (let i = 0; i < 9; i++) expect(await login()).toBe(401);
+      expect(await login()).toBe(429);
+      // 4.5 s later the first attempt has left the minute, the nine have not: one more goes
+      // through, not ten (a fixed window starting with the first attempt would have begun anew).
+      await age(4.5);
+      expect(await login()).toBe(401);
+      const refused = await t.http.post('/user/login', { email, password: 'guess' });
+      expect(refused.status).toBe(429);
+      // Refused attempts are not counted: the next slot frees when the nine leave the minute.
+      const retryAfter = Number(refused.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(55);
+      expect(retryAfter).toBeLessThanOrEqual(56);
+      await age(56);
+      expect(await login()).toBe(401);
+    });
+
     it('counts on shared connections whose commits do not wait for the disk, apart from the reads', async () => {
       const setting = async (connections: SharedConnections) =>
         (await connections.query<{ synchronous_commit: string }>('SHOW synchronous_commit', []))[0].synchronous_commit;
