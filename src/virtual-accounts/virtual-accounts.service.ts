@@ -9,7 +9,6 @@ import { Page, PageRequest, toPage } from '../common/pagination/pagination';
 import { instantOf } from '../common/validation/date-time.decorator';
 import { retryOnConflict } from '../database/retry';
 import { JobQueue } from '../jobs/job-queue.service';
-import { normaliseDocument } from '../sellers/document';
 import { BANKING_PORT, BankingPort, PayoutDestination } from './banking/banking-port';
 import {
   PayDto,
@@ -92,9 +91,6 @@ export class VirtualAccountsService {
 
   /** Pays a bill: a payout to the outside, `processing` until the payout port answers. */
   async pay(sellerId: string, id: string, input: PayDto): Promise<PostingResponseDto> {
-    if (input.payee.document !== undefined && !normaliseDocument(input.payee.document)) {
-      throw ValidationError.of('payee.document', 'must be a valid CPF or CNPJ');
-    }
     return this.payOut({
       kind: 'payment',
       lineType: 'payment',
@@ -121,9 +117,6 @@ export class VirtualAccountsService {
     }
     const description = input.description ?? null;
     if (target !== undefined) return this.transferInside(sellerId, id, target, amount, description);
-    if (bank && !normaliseDocument(bank.document)) {
-      throw ValidationError.of('destination.bank_account.document', 'must be a valid CPF or CNPJ');
-    }
     return this.payOut({
       kind: 'transfer',
       lineType: 'transfer_out',

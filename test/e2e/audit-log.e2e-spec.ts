@@ -348,6 +348,50 @@ describe('audit log', () => {
     expect(after - before).toBe(2);
   });
 
+  it('moves no money when its audit row cannot be written (one transaction)', async () => {
+    const accounts = `/uniconta/seller/${s.sellerId}/virtualaccounts`;
+    const [from, to] = await Promise.all(
+      ['Audited from', 'Audited to'].map(
+        async (name) =>
+          (await t.http.post(`/sellers/${s.sellerId}/subaccounts`, { name }, { token: superuser.access })).body
+            .id as string,
+      ),
+    );
+    await t.http.post(
+      `${accounts}/${from}/deposit`,
+      { amount: '10.00', method: 'manual', reason: 'Reconciled wire' },
+      { token: superuser.access },
+    );
+    const balances = async () =>
+      Promise.all(
+        [from, to].map(async (id) => (await t.http.get(`${accounts}/${id}`, { token: superuser.access })).body.balance),
+      );
+    const before = await balances();
+    await t.db.query(`
+      CREATE FUNCTION refuse_audit_row() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'audit log unavailable'; END $$`);
+    await t.db.query(
+      `CREATE TRIGGER refuse_audit_row BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION refuse_audit_row()`,
+    );
+    try {
+      for (const destination of [{ virtual_account: to }, { pix_key: 'supplier@example.com' }]) {
+        const res = await t.http.post(
+          `${accounts}/${from}/transfer`,
+          { amount: '1.00', destination },
+          { token: superuser.access },
+        );
+        expect(res.status).toBe(500);
+      }
+    } finally {
+      await t.db.query('DROP TRIGGER refuse_audit_row ON audit_log');
+      await t.db.query('DROP FUNCTION refuse_audit_row()');
+    }
+    expect(await balances()).toEqual(before);
+    expect((await t.db.query('SELECT count(*)::int AS n FROM payouts WHERE account_id = $1', [from])).rows[0].n).toBe(
+      0,
+    );
+  });
+
   it('is append-only in the database: UPDATE, DELETE and TRUNCATE are refused', async () => {
     const { rows } = await t.db.query('SELECT id FROM audit_log LIMIT 1');
     expect(rows).toHaveLength(1);

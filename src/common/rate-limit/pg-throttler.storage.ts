@@ -9,18 +9,12 @@ import { SharedConnections } from '../../database/shared-connections';
 const PURGE_BATCH = 5000;
 
 /**
- * The hits counted within the window ending now (`$2`: the window in milliseconds), oldest first;
- * `r`: the counter's row before this hit.
- */
-const LIVE_HITS = `ARRAY(SELECT t FROM unnest(r.hit_times) t WHERE t > now() - make_interval(secs => $2::double precision / 1000) ORDER BY t)`;
-
-/**
  * Rate-limit counters in PostgreSQL, so that limits hold across every API process of a
  * deployment instead of per process. Sliding windows: a counter keeps the instants of the hits it
  * counted within the last window (at most `limit` of them), so no window of that length, wherever
  * it starts, counts more than `limit` (fixed windows let twice that through around a window's
  * end). A refused hit is not counted: the caller may go on once the oldest counted hit leaves
- * the window, which is what Retry-After says.
+ * the window (or, after the limit was lowered, as many as it takes), which is what Retry-After says.
  */
 @Injectable()
 export class PgThrottlerStorage implements ThrottlerStorage {
@@ -31,21 +25,25 @@ export class PgThrottlerStorage implements ThrottlerStorage {
 
   /**
    * Counts a hit: a one-row upsert by key, on the counters' shared connections
-   * (COUNTER_CONNECTIONS). `hits` answers the hits of the window with this one, so the hit is
-   * refused when it is over `limit`; `seconds`, when the oldest hit counted leaves the window.
+   * (COUNTER_CONNECTIONS). `live`: the hits the row counted within the window ending now, oldest
+   * first. `hits` answers them with this one, so the hit is refused when it is over `limit`;
+   * `seconds`, when enough of them have left the window for a hit to be counted again.
    */
   async increment(key: string, ttl: number, limit: number) {
     const [row] = await this.counters.query<{ hits: number; seconds: number }>(
       `INSERT INTO rate_limits AS r (key, hits, expires_at, hit_times)
        VALUES ($1, 1, now() + make_interval(secs => $2::double precision / 1000), ARRAY[now()])
-       ON CONFLICT (key) DO UPDATE SET
-         hits = cardinality(${LIVE_HITS}) + 1,
-         hit_times = CASE WHEN cardinality(${LIVE_HITS}) < $3 THEN ${LIVE_HITS} || now() ELSE ${LIVE_HITS} END,
-         expires_at = CASE WHEN cardinality(${LIVE_HITS}) < $3
-           THEN now() + make_interval(secs => $2::double precision / 1000) ELSE r.expires_at END
+       ON CONFLICT (key) DO UPDATE SET (hits, hit_times, expires_at) = (
+         SELECT cardinality(live) + 1,
+                CASE WHEN cardinality(live) < $3 THEN live || now() ELSE live END,
+                CASE WHEN cardinality(live) < $3
+                  THEN now() + make_interval(secs => $2::double precision / 1000) ELSE r.expires_at END
+           FROM (SELECT ARRAY(
+                   SELECT t FROM unnest(r.hit_times) t
+                    WHERE t > now() - make_interval(secs => $2::double precision / 1000) ORDER BY t) AS live) l)
        RETURNING hits,
-         GREATEST(1, ceil(extract(epoch FROM hit_times[1] + make_interval(secs => $2::double precision / 1000) - now())))::int
-           AS seconds`,
+         GREATEST(1, ceil(extract(epoch FROM hit_times[GREATEST(1, cardinality(hit_times) - $3 + 1)]
+           + make_interval(secs => $2::double precision / 1000) - now())))::int AS seconds`,
       [key, ttl, limit],
     );
     const isBlocked = row.hits > limit;

@@ -21,6 +21,7 @@ import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 import type { DepositRow, DepositStatus } from '../deposits.repository';
 import type { PostingRow, PostingStatus, VirtualAccountRow } from '../ledger.repository';
 import { IsOneLine } from '../../common/validation/one-line.decorator';
+import { CpfOrCnpj } from '../../sellers/document';
 
 export const POSTING_TYPES = ['deposit', 'payment', 'transfer_out', 'transfer_in', 'reversal'] as const;
 export type PostingType = (typeof POSTING_TYPES)[number];
@@ -92,6 +93,7 @@ export class PayeeDto {
   @IsOptional()
   @IsString()
   @MaxLength(30)
+  @CpfOrCnpj()
   document?: string;
 }
 
@@ -138,6 +140,7 @@ export class BankAccountDto {
   @ApiProperty({ example: '52998224725', description: "The holder's CPF or CNPJ." })
   @IsString()
   @MaxLength(30)
+  @CpfOrCnpj()
   document: string;
 }
 
