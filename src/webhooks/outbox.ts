@@ -85,9 +85,20 @@ function outboxInsert(manager: EntityManager, events: NewEvent[]): { text: strin
   if (events.length === 0) return null;
   markOutboxWritten(manager);
   const values: unknown[] = [];
+  // A seller or a record several events share (a charge's `transaction.created` and
+  // `transaction.approved`) is sent once: serialised once, and parsed once by the server.
+  const sellers = new Map<string | null, number>();
+  const records = new Map<object, number>();
+  const once = <K>(sent: Map<K, number>, key: K, value: () => unknown): number => {
+    let at = sent.get(key);
+    if (at === undefined) sent.set(key, (at = values.push(value())));
+    return at;
+  };
   const tuples = events.map((event) => {
-    const at = values.push(event.type, event.sellerId, JSON.stringify(event.data));
-    return `($${at - 2}, $${at - 1}::uuid, $${at}::jsonb)`;
+    const type = values.push(event.type);
+    const seller = once(sellers, event.sellerId, () => event.sellerId);
+    const data = once(records, event.data, () => JSON.stringify(event.data));
+    return `($${type}, $${seller}::uuid, $${data}::jsonb)`;
   });
   return { text: `INSERT INTO outbox_events (type, seller_id, data) VALUES ${tuples.join(', ')}`, values };
 }

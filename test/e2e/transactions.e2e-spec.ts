@@ -78,8 +78,9 @@ describe('unified transactions', () => {
         void_reason: null,
       });
       expect(res.body.approved_at).toEqual(expect.any(String));
-      expect(await events('transaction.created', res.body.id)).toHaveLength(1);
-      expect(await events('transaction.approved', res.body.id)).toHaveLength(1);
+      // Both events carry the record as the API answered it (sent to the database once).
+      expect(await events('transaction.created', res.body.id)).toEqual([{ data: res.body }]);
+      expect(await events('transaction.approved', res.body.id)).toEqual([{ data: res.body }]);
     });
 
     it('records a declined charge: 201 with status declined and the reason', async () => {
