@@ -178,6 +178,8 @@ export class VirtualAccountsService {
    */
   private async payOut(payout: Payout): Promise<PostingResponseDto> {
     const sink = await this.ledger.systemAccount(payout.sink);
+    // The movement's name in its events and its audit row.
+    const action = payout.kind === 'payment' ? 'virtual_account.payment' : 'virtual_account.transfer';
     return retryOnConflict(() =>
       requestTransaction(this.dataSource, async (manager) => {
         const lines = postedOrThrow(
@@ -201,10 +203,7 @@ export class VirtualAccountsService {
                 counterparty: { virtual_account: payout.accountId },
               },
             ],
-            events: {
-              type: payout.kind === 'payment' ? 'virtual_account.payment' : 'virtual_account.transfer',
-              status: 'processing',
-            },
+            events: { type: action, status: 'processing' },
           }),
         );
         const posted = lines.find((line) => line.accountId === payout.accountId)!;
@@ -218,15 +217,18 @@ export class VirtualAccountsService {
           provider: this.bank.name,
         });
         await this.jobs.send<PayoutJob>(PAYOUT_JOB, { payoutId }, {}, manager);
-        const audit = movementAudit(
-          payout.kind === 'payment' ? 'virtual_account.payment' : 'virtual_account.transfer',
-          payout.sellerId,
-          payout.accountId,
-          payout.amount,
-          payout.destination,
-          payout.description,
+        await recordAudit(
+          manager,
+          movementAudit(
+            action,
+            payout.sellerId,
+            payout.accountId,
+            payout.amount,
+            payout.destination,
+            payout.description,
+            payoutId,
+          ),
         );
-        await recordAudit(manager, { ...audit, changes: { ...audit.changes, payout: payoutId } });
         return PostingResponseDto.of({ ...posted, status: 'processing', failureReason: null });
       }),
     );
@@ -247,11 +249,18 @@ function movementAudit(
   amount: Cents,
   destination: PayoutDestination | { virtual_account: string },
   description: string | null,
-): AuditEntry & { changes: object } {
+  /** The payout that sends it out of the platform, if any. */
+  payoutId?: string,
+): AuditEntry {
   return {
     action,
     sellerId,
     target: { type: 'virtual_account', id: accountId },
-    changes: { amount: formatMoney(amount), destination, ...(description !== null && { description }) },
+    changes: {
+      amount: formatMoney(amount),
+      destination,
+      ...(description !== null && { description }),
+      ...(payoutId !== undefined && { payout: payoutId }),
+    },
   };
 }
