@@ -134,6 +134,7 @@ describe('seller API keys', () => {
     const missing = await t.http.post(base(), {}, { token: superuser.access });
     expect(missing.status).toBe(400);
     expect(Object.keys(missing.body.errors).sort()).toEqual(['description', 'label']);
+    expect(missing.body.errors.description).toEqual(['is required (use "" for none)']);
     const nullDescription = await t.http.post(base(), { label: 'x', description: null }, { token: superuser.access });
     expect(nullDescription.status).toBe(400);
     expect(nullDescription.body.errors.description).toBeDefined();

@@ -363,7 +363,16 @@ describe('plans', () => {
     it('validates the input', async () => {
       const res = await simulate({ amount: 100, payment_type: 'cash', installments: 0 });
       expect(Object.keys(res.body.errors).sort()).toEqual(['amount', 'installments', 'payment_type']);
-      expect((await simulate({ amount: '1.00', payment_type: 'credit' })).body.errors.card_brand).toBeDefined();
+      // A missing brand is named once, for what it is; a given one is checked as given.
+      expect((await simulate({ amount: '1.00', payment_type: 'credit' })).body.errors.card_brand).toEqual([
+        'is required for credit and debit',
+      ]);
+      expect(
+        (await simulate({ amount: '1.00', payment_type: 'credit', card_brand: 7 })).body.errors.card_brand,
+      ).toContain('must be a string');
+      expect(
+        (await simulate({ amount: '1.00', payment_type: 'pix', card_brand: ' ' })).body.errors.card_brand,
+      ).toBeDefined();
       expect(
         (await simulate({ amount: '1.00', payment_type: 'debit', installments: 2, card_brand: 'Visa' })).body.errors
           .installments,

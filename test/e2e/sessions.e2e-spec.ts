@@ -336,6 +336,20 @@ describe('users and sessions', () => {
         expect({ what, status: res.status, code: res.body.code }).toEqual({ what, status: 401, code: 'invalid_token' });
         expect(res.headers.get('www-authenticate')).toBe('Bearer');
       }
+      // A token of no access type is named for what it is: only a refresh token is called one.
+      for (const [typ, message] of [
+        [undefined, 'The token is not an access token.'],
+        ['id', 'The token is not an access token.'],
+        ['refresh', 'A refresh token cannot be used as an access token.'],
+      ]) {
+        const res = await t.http.get('/user/me', { token: await sign({ ...valid, typ }) });
+        expect({ typ, status: res.status, code: res.body.code, message: res.body.message }).toEqual({
+          typ,
+          status: 401,
+          code: 'invalid_token',
+          message,
+        });
+      }
       // A refresh token without an expiry is refused as well.
       const refresh = decodeJwt(user.refresh);
       const endless = await sign({ typ: 'refresh', ver: 0, sub: user.id, jti: refresh.jti, iat: now });

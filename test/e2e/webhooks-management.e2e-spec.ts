@@ -126,6 +126,8 @@ describe('webhook management', () => {
     expect(empty.body.errors.events).toBeDefined();
     const missing = await t.http.post(`${base}/`, {}, as());
     expect(Object.keys(missing.body.errors).sort()).toEqual(['events', 'url']);
+    // A missing list is said to be missing, not to hold members of the wrong kind.
+    expect(missing.body.errors.events).toEqual(['must be an array']);
     const extra = await t.http.post(`${base}/`, { url, events: ['*'], secret: 'mine' }, as());
     expect(extra.status).toBe(400);
     expect(extra.body.errors.secret).toBeDefined();

@@ -74,8 +74,14 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   }
 
   private async principalOf(claims: TokenClaims): Promise<UserPrincipal> {
-    if (claims.typ !== 'access')
-      throw new UnauthorizedError('invalid_token', 'A refresh token cannot be used as an access token.');
+    if (claims.typ !== 'access') {
+      throw new UnauthorizedError(
+        'invalid_token',
+        claims.typ === 'refresh'
+          ? 'A refresh token cannot be used as an access token.'
+          : 'The token is not an access token.',
+      );
+    }
     const sessionId = claims.sid ?? null;
     const user = await this.cache.user(claims.sub, sessionId, () => this.users.credentialState(claims.sub, sessionId));
     if (!user || !user.active || user.sessionRevoked || user.tokenVersion !== claims.ver)

@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
+  IsDefined,
   IsInt,
   IsObject,
   IsOptional,
@@ -13,6 +14,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ValidationError } from '../errors/api-error';
+import { FieldRule } from './field-rule';
 import { NestedObject } from './nested.decorator';
 import { OptionalBody } from './optional.decorator';
 import { assertValid, createValidationPipe, MAX_FIELDS, MAX_ITEMS, MAX_VALUES } from './validation.pipe';
@@ -73,7 +75,26 @@ describe('validation: what a value is comes before what it holds', () => {
     const refused = pipe.transform({}, { type: 'body', metatype: Label });
     await expect(refused).rejects.toMatchObject({
       message: 'Invalid request: name must be a string (and 1 more field).',
-      errors: { name: ['must be a string'], tags: ['must be an array', 'each value must be a string'] },
+      // A missing list has no members: that they "must be strings" is not said of it.
+      errors: { name: ['must be a string'], tags: ['must be an array'] },
+    });
+  });
+
+  it('says only the first check of a kind that fails; a field rule speaks besides', async () => {
+    class Key {
+      @IsDefined({ message: 'is required (use "" for none)' })
+      @IsString()
+      @FieldRule('notNull', (value) => (value === null ? 'may not be null' : null))
+      description: string;
+    }
+    await expect(pipe.transform({}, { type: 'body', metatype: Key })).rejects.toMatchObject({
+      errors: { description: ['is required (use "" for none)'] },
+    });
+    await expect(pipe.transform({ description: 5 }, { type: 'body', metatype: Key })).rejects.toMatchObject({
+      errors: { description: ['must be a string'] },
+    });
+    await expect(pipe.transform({ description: null }, { type: 'body', metatype: Key })).rejects.toMatchObject({
+      errors: { description: ['is required (use "" for none)', 'may not be null'] },
     });
   });
 

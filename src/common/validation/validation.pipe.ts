@@ -141,11 +141,13 @@ export function flatten(errors: ClassValidatorError[], prefix = ''): FieldErrors
     const path = prefix ? `${prefix}.${error.property}` : error.property;
     const checks = Object.entries(error.constraints ?? {}).sort(byShapeFirst);
     // A value of the wrong kind: what the checks of its content say of it means nothing (a missing
-    // name is not "longer than 200 characters"). Field rules still speak.
+    // name is not "longer than 200 characters"), and nor do the further checks of its kind (a
+    // missing list has no members that "must be strings"): the first of its kind's checks speaks
+    // alone (they are sorted first). Field rules still speak.
     const wrongKind = checks.some(([name]) => SHAPE_CHECKS.includes(name));
     for (const [name, message] of checks) {
       const rule = error.contexts?.[name]?.[FIELD_RULE_CONTEXT];
-      if (wrongKind && !rule && !SHAPE_CHECKS.includes(name)) continue;
+      if (wrongKind && !rule && name !== checks[0][0]) continue;
       // A field rule may report under paths below its field (customer.name); others report the field.
       const findings = rule ? ruleFindings(message) : [['', stripProperty(message, error.property)] as const];
       for (const [below, text] of findings) {
@@ -160,10 +162,11 @@ export function flatten(errors: ClassValidatorError[], prefix = ''): FieldErrors
 }
 
 /**
- * The checks of what a value is (there at all, a list, a string…), reported before those of its
- * content (length, range, members), which are left out when one of them fails: a field left out
- * reads "must be a string", not "must be shorter than 200 characters", in `errors` and in the
- * error's `message`. Otherwise in the order class-validator reports them (a stable sort).
+ * The checks of what a value is (there at all, a list, a string…), in this order, before those of
+ * its content (length, range, members), which are left out when one of them fails: a field left
+ * out reads "must be a string", not "must be shorter than 200 characters", in `errors` and in the
+ * error's `message`; only the first that fails is said. Otherwise in the order class-validator
+ * reports them (a stable sort).
  */
 const SHAPE_CHECKS = ['isDefined', 'isArray', 'isObject', 'isString', 'isInt', 'isNumber', 'isBoolean'];
 const shapeRank = (name: string) => (SHAPE_CHECKS.includes(name) ? SHAPE_CHECKS.indexOf(name) : SHAPE_CHECKS.length);

@@ -1,9 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { Allow, IsDefined, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { MoneyField } from '../../common/money/money.decorators';
 import { PageQueryDto } from '../../common/pagination/pagination';
 import { EntryModeField, InstallmentsField, isCardPayment, PaymentTypeField } from './payment-fields';
-import { FieldRule } from '../../common/validation/field-rule';
 import { IsNotBlank } from '../../common/validation/not-blank.decorator';
 import type { EntryMode, PaymentType } from '../../split/table';
 import { formatFeeTable } from '../../split/fee-table';
@@ -138,15 +137,10 @@ export class SimulateSplitDto {
 
   @ApiPropertyOptional({ example: 'Visa', description: 'Required for credit and debit.' })
   @ValidateIf((input: SimulateSplitDto, brand) => brand != null || isCardPayment(input.payment_type))
+  @IsDefined({ message: 'is required for credit and debit' })
   @IsString()
   @IsNotBlank()
   @MaxLength(60)
-  @FieldRule(
-    'cardBrandOfType',
-    (brand, input: SimulateSplitDto) =>
-      brand == null && isCardPayment(input.payment_type) ? 'is required for credit and debit' : null,
-    { whenAbsent: true },
-  )
   card_brand?: string;
 
   @EntryModeField()
