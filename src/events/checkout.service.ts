@@ -31,10 +31,11 @@ import {
   toEventOrderView,
   toPublicEventView,
 } from './event-views';
-import { available, CHECKOUT_EXPIRED, pendingOrderOutcome, settlementAction } from './order-state';
+import { available, pendingOrderOutcome, settlementAction } from './order-state';
 import { newTicketCode } from './ticket-code';
 import { eventNotFound } from './ticketed-events.service';
 import { isOversold, TicketedEventRow, TicketedEventsRepository, TicketTypeRow } from './ticketed-events.repository';
+import { SYSTEM_VOID_REASONS } from '../transactions/void-reasons';
 
 const EXPIRE_JOB = 'events.expire-orders';
 const VOID_CHARGE_JOB = 'events.void-unfulfillable-charge';
@@ -298,9 +299,14 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     const transactionId = order.transactionId ?? (await this.chargeOf(order));
     if (transactionId) {
       try {
-        const voided = await this.transactions.void(order.sellerId, transactionId, CHECKOUT_EXPIRED, {
-          onlyPending: true,
-        });
+        const voided = await this.transactions.void(
+          order.sellerId,
+          transactionId,
+          SYSTEM_VOID_REASONS.checkoutExpired,
+          {
+            onlyPending: true,
+          },
+        );
         return voided.status === 'voided';
       } catch (error) {
         // Paid, declined or voided meanwhile: its settlement already moved the order.
@@ -328,7 +334,7 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
 
   private async voidUnfulfillable(sellerId: string, transactionId: string): Promise<void> {
     try {
-      await this.transactions.void(sellerId, transactionId, 'order_released');
+      await this.transactions.void(sellerId, transactionId, SYSTEM_VOID_REASONS.orderReleased);
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error; // already voided or declined
     }

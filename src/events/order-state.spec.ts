@@ -1,7 +1,7 @@
 import fc from 'fast-check';
+import { SYSTEM_VOID_REASONS } from '../transactions/void-reasons';
 import {
   available,
-  CHECKOUT_EXPIRED,
   hold,
   OrderStatus,
   pendingOrderOutcome,
@@ -11,6 +11,8 @@ import {
   settlementAction,
   unsell,
 } from './order-state';
+
+const CHECKOUT_EXPIRED = SYSTEM_VOID_REASONS.checkoutExpired;
 
 type TxStatus = 'none' | 'pending' | 'approved' | 'declined' | 'voided';
 interface Order {

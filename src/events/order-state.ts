@@ -1,3 +1,5 @@
+import { SYSTEM_VOID_REASONS } from '../transactions/void-reasons';
+
 /**
  * The seat counters of a ticket type and the life of an order, as plain functions. The
  * database applies the same moves under the CHECK `sold + held <= quantity` (see the
@@ -12,9 +14,6 @@ export interface Seats {
 
 export type OrderStatus = 'pending' | 'paid' | 'declined' | 'expired' | 'canceled';
 export const ORDER_STATUSES: OrderStatus[] = ['pending', 'paid', 'declined', 'expired', 'canceled'];
-
-/** The void reason the expiry job gives an unpaid order's transaction. */
-export const CHECKOUT_EXPIRED = 'checkout_expired';
 
 export function available(seats: Seats): number {
   return seats.quantity - seats.sold - seats.held;
@@ -67,7 +66,10 @@ export function settlementAction(
       case 'declined':
         return { kind: 'release', status: 'declined' };
       case 'voided':
-        return { kind: 'release', status: transaction.void_reason === CHECKOUT_EXPIRED ? 'expired' : 'canceled' };
+        return {
+          kind: 'release',
+          status: transaction.void_reason === SYSTEM_VOID_REASONS.checkoutExpired ? 'expired' : 'canceled',
+        };
     }
     return { kind: 'none' };
   }

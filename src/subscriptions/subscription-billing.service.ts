@@ -27,6 +27,7 @@ import type {
 } from './entities/subscription.types';
 import { awaitingPixPayment, canceled, failed, paid, SubscriptionEvent, Transition } from './subscription-state';
 import { SubscriptionsRepository } from './subscriptions.repository';
+import { SYSTEM_VOID_REASONS } from '../transactions/void-reasons';
 
 /** The unique keys of subscription_charges that refuse a second live charge of one attempt or period. */
 const CHARGED_AGAIN = ['subscription_charges_claim', 'subscription_charges_one_live'];
@@ -98,7 +99,7 @@ export class SubscriptionBilling implements OnModuleInit, TransactionSettlementL
     if (!charge || (charge.transactionId !== null && charge.transactionId !== tx.id)) {
       // Money taken for no charge of ours (a signup whose answer was lost, a second charge of one
       // attempt): refused, so that the transactions service voids it and the customer is refunded.
-      if (tx.status === 'approved') throw new SettlementRefused('charge_not_recorded');
+      if (tx.status === 'approved') throw new SettlementRefused(SYSTEM_VOID_REASONS.chargeNotRecorded);
       return;
     }
     try {
@@ -108,7 +109,7 @@ export class SubscriptionBilling implements OnModuleInit, TransactionSettlementL
       // unless the attempt was charged again meanwhile: the unique keys refuse a second live charge
       // of the attempt or the period, and the late one is voided.
       if (CHARGED_AGAIN.some((key) => isUniqueViolation(error, key))) {
-        throw new SettlementRefused('period_already_charged');
+        throw new SettlementRefused(SYSTEM_VOID_REASONS.periodAlreadyCharged);
       }
       throw error;
     }
@@ -240,7 +241,7 @@ export class SubscriptionBilling implements OnModuleInit, TransactionSettlementL
       asOf: signup.asOf,
       lease: null,
     });
-    if (!charge) throw new SettlementRefused('charge_not_recorded');
+    if (!charge) throw new SettlementRefused(SYSTEM_VOID_REASONS.chargeNotRecorded);
     const view = SubscriptionResponseDto.of(created);
     await recordEvents(
       manager,
@@ -275,7 +276,7 @@ export class SubscriptionBilling implements OnModuleInit, TransactionSettlementL
 
   private async withdraw({ sellerId, transactionId }: Withdrawal): Promise<void> {
     try {
-      await this.transactions.void(sellerId, transactionId, 'subscription_canceled');
+      await this.transactions.void(sellerId, transactionId, SYSTEM_VOID_REASONS.subscriptionCanceled);
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error; // voided or declined already
     }

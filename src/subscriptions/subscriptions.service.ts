@@ -42,6 +42,7 @@ import { INVALID_MANAGE_TOKEN, manageTokenMatches, newManageToken } from './mana
 import { cycleOf, Signup, SubscriptionBilling } from './subscription-billing.service';
 import { canceled, pixPayableUntil } from './subscription-state';
 import { SubscriptionsRepository } from './subscriptions.repository';
+import { SYSTEM_VOID_REASONS } from '../transactions/void-reasons';
 
 /** Who cancels: the seller's user (JWT), or the subscriber with the manage token. */
 export type Canceler = { kind: 'seller'; principal: Principal } | { kind: 'subscriber'; token: string };
@@ -326,7 +327,7 @@ export class SubscriptionsService {
       if (open?.transactionId && open.transactionId !== charge?.id) throw chargeInProgress();
       const ended = await this.billing.apply(manager, current, canceled(now));
       // Paid meanwhile, the charge is no longer open and is kept; the processor hears of the void by its job.
-      if (open && charge) await this.transactions.voidLocked(manager, charge, 'subscription_canceled');
+      if (open && charge) await this.transactions.voidLocked(manager, charge, SYSTEM_VOID_REASONS.subscriptionCanceled);
       return ended;
     });
     return canceler.kind === 'seller' ? SubscriptionResponseDto.of(subscription) : this.publicView(subscription);

@@ -47,6 +47,7 @@ import {
 } from './processor/payment-processor';
 import { SettlementRefused, TransactionSettlements } from './transaction-settlements';
 import { TransactionFilters, TransactionsRepository } from './transactions.repository';
+import { SYSTEM_VOID_REASONS } from './void-reasons';
 
 /** The job that tells the processor of a void; `token` names the void for its acknowledgement. */
 interface ProcessorVoid {
@@ -85,9 +86,6 @@ export const INTERRUPTED_AFTER_MINUTES = 10;
  * next run goes on from the charge it stopped after.
  */
 export const RECONCILE_RUN_MS = 45_000;
-
-/** The void reason of an API pix or boleto charge not paid in time. */
-export const PAYMENT_EXPIRED = 'payment_expired';
 
 /** A void the processor has not acknowledged after this long is sent to it again. */
 export const VOID_UNACKNOWLEDGED_AFTER_MINUTES = 60;
@@ -384,7 +382,7 @@ export class TransactionsService implements OnModuleInit {
         await this.transactions.awaitVoidAcknowledgement(manager, id, token);
       }
       if (charge?.status === 'voided' && !settled) {
-        return this.writeVoid(manager, current, 'charge_voided_by_processor');
+        return this.writeVoid(manager, current, SYSTEM_VOID_REASONS.voidedByProcessor);
       }
       return this.viewOf(manager, current);
     });
@@ -458,7 +456,7 @@ export class TransactionsService implements OnModuleInit {
       await this.dataSource.transaction(async (manager) => {
         const current = (await this.transactions.lockById(manager, id))!;
         if (current.status === 'pending' && current.processorReference === null) {
-          await this.writeVoid(manager, current, 'charge_interrupted');
+          await this.writeVoid(manager, current, SYSTEM_VOID_REASONS.chargeInterrupted);
         }
       });
     }
@@ -573,7 +571,7 @@ export class TransactionsService implements OnModuleInit {
         const voided = await this.dataSource.transaction(async (manager) => {
           const current = (await this.transactions.lockById(manager, due.id))!;
           if (current.status !== 'pending') return false;
-          await this.writeVoid(manager, current, PAYMENT_EXPIRED);
+          await this.writeVoid(manager, current, SYSTEM_VOID_REASONS.paymentExpired);
           return true;
         });
         if (voided) expired++;

@@ -3,6 +3,7 @@ import { SplitRuleDeletedEventsCarryTheRule1763804200000 } from '../../migration
 import { encodeCursor } from '../../src/common/pagination/pagination';
 import { LogCapture } from '../support/log-capture';
 import { TransactionsService } from '../../src/transactions/transactions.service';
+import { SYSTEM_VOID_REASONS } from '../../src/transactions/void-reasons';
 import { createSeller, createUser, TestUser } from '../support/identity';
 import { CARDS, PayingSeller, payingSeller } from '../support/payments';
 import { changeBehindTheApp, startTestApp, TestApp } from '../support/test-app';
@@ -520,6 +521,34 @@ describe('unified transactions', () => {
       const again = await t.http.post(`${base()}/${created.id}/void`, undefined, { token: superuser.access });
       expect(again.status).toBe(409);
       expect(again.body.code).toBe('invalid_state');
+    });
+
+    it("refuses a reason the platform gives its own voids (it says what happened to a payment: a checkout's order expired), and voids nothing", async () => {
+      const created = (await post({ amount: '10.00', payment_type: 'pix' })).body;
+      for (const reason of [...Object.values(SYSTEM_VOID_REASONS), ' Checkout_Expired ']) {
+        const res = await t.http.post(`${base()}/${created.id}/void`, { reason }, { token: superuser.access });
+        expect({ reason, status: res.status, errors: res.body.errors }).toEqual({
+          reason,
+          status: 400,
+          errors: {
+            reason: [`"${reason.trim()}" is a reason the platform gives its own voids; give the reason in other words`],
+          },
+        });
+      }
+      const notText = await t.http.post(`${base()}/${created.id}/void`, { reason: 7 }, { token: superuser.access });
+      expect({ status: notText.status, errors: notText.body.errors }).toEqual({
+        status: 400,
+        errors: { reason: ['must be a string'] },
+      });
+      expect((await t.http.get(`${base()}/${created.id}`, { token: superuser.access })).body.status).toBe('pending');
+      expect(await events('transaction.voided', created.id)).toHaveLength(0);
+      // In the seller's own words it is voided.
+      const own = await t.http.post(
+        `${base()}/${created.id}/void`,
+        { reason: 'checkout expired on our side' },
+        { token: superuser.access },
+      );
+      expect(own.body).toMatchObject({ status: 'voided', void_reason: 'checkout expired on our side' });
     });
 
     it('voids a pending one without a body, and refuses a declined one', async () => {

@@ -18,6 +18,7 @@ import { OptionalBody } from '../../common/validation/optional.decorator';
 import { NestedObject } from '../../common/validation/nested.decorator';
 import { CpfOrCnpj } from '../../sellers/document';
 import { CARD_BRANDS, CardBrand, detectBrand, passesLuhn } from '../processor/card';
+import { isSystemVoidReason, SYSTEM_VOID_REASONS } from '../void-reasons';
 import { CreatedRangeQueryDto } from '../../common/pagination/created-range.dto';
 import {
   EntryModeField,
@@ -213,10 +214,22 @@ export class TransactionListQueryDto extends CreatedRangeQueryDto {
 
 @OptionalBody()
 export class VoidTransactionDto {
-  @ApiPropertyOptional({ example: 'Customer cancelled the order' })
+  @ApiPropertyOptional({
+    example: 'Customer cancelled the order',
+    description: `Why, in the seller's words; recorded as \`void_reason\`. Not one of the reasons the platform gives its own voids (${Object.values(
+      SYSTEM_VOID_REASONS,
+    )
+      .map((reason) => `\`${reason}\``)
+      .join(', ')}), which say what happened to a payment, in any case.`,
+  })
   @IsOptional()
   @IsString()
   @MaxLength(255)
+  @FieldRule('notSystemVoidReason', (reason: unknown) =>
+    typeof reason === 'string' && isSystemVoidReason(reason)
+      ? `"${reason.trim()}" is a reason the platform gives its own voids; give the reason in other words`
+      : null,
+  )
   reason?: string;
 }
 
