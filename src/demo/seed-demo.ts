@@ -132,9 +132,9 @@ export async function seedDemo(app: INestApplicationContext): Promise<DemoSummar
       },
     ];
     for (const [index, charge] of charges.entries()) {
-      // Each charge has its reference, so a run that stopped half-way is completed, not repeated.
+      // Each charge has its reference (among the seed's own), so a run that stopped half-way is completed, not repeated.
       const reference = `seed-demo-${index + 1}`;
-      const existing = await transactions.list(seller.id, { reference }, toPageRequest({ limit: 1 }));
+      const existing = await transactions.list(seller.id, { reference, source: 'seed' }, toPageRequest({ limit: 1 }));
       if (existing.results.length > 0) continue;
       const created = await transactions.create(seller.id, { ...charge, reference }, 'seed');
       if (charge.description === 'Pix pago') await transactions.approvePending(created.id);

@@ -31,7 +31,7 @@ import {
   toEventOrderView,
   toPublicEventView,
 } from './event-views';
-import { available, pendingOrderOutcome, settlementAction } from './order-state';
+import { available, PAYMENT_VOIDED, pendingOrderOutcome, settlementAction } from './order-state';
 import { newTicketCode } from './ticket-code';
 import { eventNotFound } from './ticketed-events.service';
 import { isOversold, TicketedEventRow, TicketedEventsRepository, TicketTypeRow } from './ticketed-events.repository';
@@ -390,7 +390,7 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
 
   /** A paid order's payment was reversed: its seats go back on sale and its tickets stop admitting. */
   private async cancelPaid(manager: EntityManager, paid: EventOrderRow): Promise<void> {
-    const order = await this.orders.transition(manager, paid.id, 'paid', 'canceled', 'payment_voided');
+    const order = await this.orders.transition(manager, paid.id, 'paid', 'canceled', PAYMENT_VOIDED);
     if (!order) return;
     for (const item of await this.orders.items(manager, order.id)) {
       await this.events.moveSeats(manager, item.ticketTypeId, item.quantity, 'unsell');

@@ -165,5 +165,9 @@ describe('seat inventory model', () => {
       status: 'canceled',
       reason: 'charge_interrupted',
     });
+    // A seller's void: its words stay on the transaction; the order records a code of its own.
+    for (const words of ['insufficient_funds', 'not_paid_in_time', 'Customer cancelled', null]) {
+      expect(pendingOrderOutcome(tx('voided', null, words))).toEqual({ status: 'canceled', reason: 'payment_voided' });
+    }
   });
 });

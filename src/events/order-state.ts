@@ -1,4 +1,4 @@
-import { SYSTEM_VOID_REASONS } from '../transactions/void-reasons';
+import { isSystemVoidReason, SYSTEM_VOID_REASONS } from '../transactions/void-reasons';
 
 /**
  * The seat counters of a ticket type and the life of an order, as plain functions. The
@@ -93,7 +93,19 @@ export function pendingOrderOutcome(transaction: {
   const action = settlementAction('pending', transaction);
   if (action.kind === 'complete') return { status: 'paid', reason: null };
   if (action.kind === 'release') {
-    return { status: action.status, reason: transaction.decline_reason ?? transaction.void_reason };
+    return { status: action.status, reason: transaction.decline_reason ?? orderVoidReason(transaction.void_reason) };
   }
   return { status: 'pending', reason: null };
+}
+
+/** What a payment voided by a seller tells the buyer's order: a code, as every reason an order records. */
+export const PAYMENT_VOIDED = 'payment_voided';
+
+/**
+ * The reason an order records for its voided payment: the platform's own void reason (a code that
+ * says what happened), or PAYMENT_VOIDED for a seller's void, whose words stay on its
+ * transaction: a seller cannot show the buyer a decline or a timeout that never happened.
+ */
+function orderVoidReason(voidReason: string | null): string {
+  return voidReason !== null && isSystemVoidReason(voidReason) ? voidReason : PAYMENT_VOIDED;
 }

@@ -466,8 +466,29 @@ describe('ticketed events and checkout', () => {
     expect(voided.status).toBe(200);
     expect((await seats(event.id)).VIP).toEqual({ quantity: 2, sold: 0, held: 0 });
     const page = await t.http.get(`/event/event/${event.id}/checkout/${refunded.body.id}/`);
-    expect(page.body).toMatchObject({ status: 'canceled', tickets: [] }); // the buyer's page shows no dead codes
+    // The buyer's page shows no dead codes, and a code for the reversal, not the seller's words.
+    expect(page.body).toMatchObject({ status: 'canceled', tickets: [], decline_reason: 'payment_voided' });
     expect((await checkIn(event.id, refunded.body.tickets[0].code)).status).toBe(404);
+  });
+
+  it("a pending order whose payment the seller voids is canceled under a code of its own, whatever the seller's words", async () => {
+    const event = await newEvent();
+    const [pista] = event.ticket_types;
+    for (const reason of ['insufficient_funds', 'not_paid_in_time']) {
+      const placed = await checkout(event.id, checkoutBody([{ ticket_type: pista.id, quantity: 1 }], { type: 'pix' }));
+      expect(placed.body.status).toBe('pending');
+      const voided = await t.http.post(
+        `/unified/accounts/sellers/${seller.sellerId}/transactions/${placed.body.transaction}/void/`,
+        { reason },
+        { token: superuser.access },
+      );
+      expect(voided.body).toMatchObject({ status: 'voided', void_reason: reason });
+      const page = await t.http.get(`/event/event/${event.id}/checkout/${placed.body.id}/`);
+      // Not a decline or a timeout that never happened: canceled, seats back, no checkout.expired.
+      expect(page.body).toMatchObject({ status: 'canceled', decline_reason: 'payment_voided', tickets: [] });
+      expect(await outbox('checkout.expired', placed.body.id)).toHaveLength(0);
+    }
+    expect((await seats(event.id)).Pista).toEqual({ quantity: 10, sold: 0, held: 0 });
   });
 
   describe('bad input', () => {

@@ -145,7 +145,14 @@ class OrderViewBase {
   transaction: string | null;
   @ApiProperty({ type: PixViewDto, nullable: true }) pix: PixViewDto | null;
   @ApiProperty({ type: BoletoViewDto, nullable: true }) boleto: BoletoViewDto | null;
-  @ApiProperty({ nullable: true, type: 'string', example: 'card_declined' }) decline_reason: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: 'string',
+    example: 'card_declined',
+    description:
+      "Why the order is not paid, as a code: the processor's decline (`card_declined`, `insufficient_funds`), `checkout_expired` or `not_paid_in_time` (not paid before `expires_at`), `payment_voided` (the seller voided or refunded the payment), or the platform's own reason for a void it made (`charge_interrupted`). Null while pending or paid.",
+  })
+  decline_reason: string | null;
   @ApiProperty({
     format: 'date-time',
     description:
