@@ -11,7 +11,7 @@ const BOLETO_DAYS = 3;
 
 /**
  * How long a pending order holds its seats (API.md section 10.1): a pix 30 minutes; a boleto 3
- * days, to the end (UTC) of the day its boleto is due, until when the boleto can be paid. A card
+ * days, to the end (in Brasília) of the day its boleto is due, until when the boleto can be paid. A card
  * charge answers at once; its order only stays pending when the charge's outcome is unknown (or
  * the process died during it): released when the charge is settled, or after 30 minutes.
  */

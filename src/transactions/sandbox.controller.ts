@@ -23,7 +23,7 @@ export class SandboxController {
   @ApiOperation({
     summary: "Sandbox: confirm a pending pix or boleto payment (needs transactions.create on the transaction's seller)",
     description:
-      "Sandbox processor only: marks a pending pix or boleto transaction as paid (approved), as the bank's notice would. Other states, a pending card charge (whose outcome only the processor knows), and a charge past its window to be paid (pix `expires_at`, the end of the boleto's `due_date`, UTC) answer 409 `invalid_state`.",
+      "Sandbox processor only: marks a pending pix or boleto transaction as paid (approved), as the bank's notice would. Other states, a pending card charge (whose outcome only the processor knows), and a charge past its window to be paid (pix `expires_at`, the end of the boleto's `due_date` in Brasília, America/Sao_Paulo) answer 409 `invalid_state`.",
   })
   @ApiOkResponse({ type: TransactionResponseDto })
   @ApiErrorResponses(404, 409, 422)

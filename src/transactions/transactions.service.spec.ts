@@ -297,7 +297,9 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
           message: e.message,
         }),
       );
-    const utcDate = (at: Date) => at.toISOString().slice(0, 10);
+    // Due dates are days in Brasília, which has kept UTC-3 all year since 2019.
+    const brasiliaDate = (at: Date) => new Date(at.getTime() - 3 * 3_600_000).toISOString().slice(0, 10);
+    const startInBrasilia = (date: string) => new Date(`${date}T00:00:00.000-03:00`);
     const boleto: CreateTransactionDto = {
       amount: '25.00',
       payment_type: 'boleto',
@@ -330,11 +332,11 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
       expect(await service.expireUnpaid(minutesFromNow(60))).toBe(0);
     });
 
-    it('a boleto can be paid until the end of its due date (UTC), then it expires', async () => {
-      const today = utcDate(new Date());
+    it('a boleto can be paid until the end of its due date in Brasília, then it expires', async () => {
+      const today = brasiliaDate(new Date());
       boletoDue(today);
       const dueToday = await service.create(sellerId, boleto);
-      boletoDue(utcDate(minutesFromNow(-24 * 60)));
+      boletoDue(brasiliaDate(minutesFromNow(-24 * 60)));
       const dueYesterday = await service.create(sellerId, boleto);
 
       expect(await refusal(dueYesterday.id)).toMatchObject({ status: 409, code: 'invalid_state' });
@@ -342,8 +344,7 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
 
       boletoDue(today);
       const unpaid = await service.create(sellerId, boleto);
-      const endOfToday = new Date(`${today}T00:00:00.000Z`);
-      endOfToday.setUTCDate(endOfToday.getUTCDate() + 1);
+      const endOfToday = new Date(startInBrasilia(today).getTime() + 24 * 3_600_000);
       await service.expireUnpaid(new Date(endOfToday.getTime() - 1));
       expect(await stored(unpaid.id)).toMatchObject({ status: 'pending' });
       await service.expireUnpaid(endOfToday);

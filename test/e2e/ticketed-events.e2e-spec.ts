@@ -239,10 +239,14 @@ describe('ticketed events and checkout', () => {
     );
     expect(res.body).toMatchObject({ status: 'pending', pix: null });
     expect(res.body.boleto.digitable_line).toEqual(expect.any(String));
-    const inThreeDays = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
-    expect(res.body.boleto.due_date).toBe(inThreeDays);
-    const dueDayEnd = new Date(`${inThreeDays}T00:00:00.000Z`);
-    dueDayEnd.setUTCDate(dueDayEnd.getUTCDate() + 1);
+    // A due date is a day in Brasília (UTC-3 all year since 2019), payable until it ends there.
+    const inBrasilia = new Date(Date.now() - 3 * 3_600_000);
+    const day = (offset: number) =>
+      new Date(Date.UTC(inBrasilia.getUTCFullYear(), inBrasilia.getUTCMonth(), inBrasilia.getUTCDate() + offset))
+        .toISOString()
+        .slice(0, 10);
+    expect(res.body.boleto.due_date).toBe(day(3));
+    const dueDayEnd = new Date(`${day(4)}T03:00:00.000Z`);
     expect(res.body.expires_at).toBe(dueDayEnd.toISOString());
     // The charge can be paid exactly as long as the seats are held.
     const { rows } = await t.db.query('SELECT payable_until FROM transactions WHERE reference = $1', [res.body.id]);

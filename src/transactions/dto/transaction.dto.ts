@@ -17,7 +17,7 @@ import { FieldRule } from '../../common/validation/field-rule';
 import { OptionalBody } from '../../common/validation/optional.decorator';
 import { NestedObject } from '../../common/validation/nested.decorator';
 import { CpfOrCnpj } from '../../sellers/document';
-import { CARD_BRANDS, CardBrand, detectBrand, passesLuhn } from '../processor/card';
+import { CARD_BRANDS, CardBrand, cardExpired, detectBrand, passesLuhn } from '../processor/card';
 import { isSystemVoidReason, SYSTEM_VOID_REASONS } from '../void-reasons';
 import { CreatedRangeQueryDto } from '../../common/pagination/created-range.dto';
 import {
@@ -71,10 +71,7 @@ export class CardDto {
   @Max(2100, { message: 'must be a year from 2000 to 2100' })
   @FieldRule('cardNotExpired', (year, card: CardDto) => {
     if (!Number.isInteger(year) || !Number.isInteger(card.exp_month)) return null;
-    const now = new Date();
-    const thisYear = now.getUTCFullYear();
-    const expired = year < thisYear || (year === thisYear && card.exp_month < now.getUTCMonth() + 1);
-    return expired ? 'must not be past: the card has expired' : null;
+    return cardExpired(card.exp_month, year, new Date()) ? 'must not be past: the card has expired' : null;
   })
   exp_year: number;
 
@@ -310,7 +307,11 @@ export class PixViewDto {
 
 export class BoletoViewDto {
   @ApiProperty({ example: '34191790010104351004791020150008291070026000' }) digitable_line: string;
-  @ApiProperty({ format: 'date' }) due_date: string;
+  @ApiProperty({
+    format: 'date',
+    description: 'A day in Brasília (America/Sao_Paulo): the boleto can be paid until that day ends there.',
+  })
+  due_date: string;
 }
 
 export class TransactionResponseDto {

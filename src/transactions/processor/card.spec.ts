@@ -1,4 +1,4 @@
-import { detectBrand, passesLuhn } from './card';
+import { cardExpired, detectBrand, passesLuhn } from './card';
 
 /** A 16-digit number starting with `prefix` (the check digit does not matter to brand detection). */
 const withPrefix = (prefix: string | number) => String(prefix).padEnd(16, '0');
@@ -178,5 +178,16 @@ describe('card numbers', () => {
   it('needs the whole prefix: a number shorter than a range`s prefix is not in it', () => {
     expect(detectBrand('50917')).toBeNull();
     expect(detectBrand('4')).toBe('Visa');
+  });
+});
+
+describe('card expiry', () => {
+  it('is good to the end of its month, UTC', () => {
+    expect(cardExpired(11, 2026, new Date('2026-11-30T23:59:59.999Z'))).toBe(false);
+    expect(cardExpired(11, 2026, new Date('2026-12-01T00:00:00.000Z'))).toBe(true);
+    expect(cardExpired(12, 2026, new Date('2026-12-31T23:59:59.999Z'))).toBe(false);
+    expect(cardExpired(12, 2026, new Date('2027-01-01T00:00:00.000Z'))).toBe(true);
+    expect(cardExpired(1, 2027, new Date('2026-12-31T12:00:00.000Z'))).toBe(false);
+    expect(cardExpired(12, 2025, new Date('2026-06-01T00:00:00.000Z'))).toBe(true);
   });
 });

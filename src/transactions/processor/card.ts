@@ -11,6 +11,15 @@ export const CARD_BRANDS = [
 ] as const;
 export type CardBrand = (typeof CARD_BRANDS)[number];
 
+/**
+ * Whether a card good through `expMonth`/`expYear` has expired at `at`: it is good to the end of
+ * that month, UTC (whatever the time zone of the process or of the database session).
+ */
+export function cardExpired(expMonth: number, expYear: number, at: Date): boolean {
+  const year = at.getUTCFullYear();
+  return expYear < year || (expYear === year && expMonth < at.getUTCMonth() + 1);
+}
+
 export function passesLuhn(number: string): boolean {
   if (!/^\d{12,19}$/.test(number)) return false;
   let sum = 0;

@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import type { Cents } from '../../common/money/money';
 import type { PaymentType } from '../../split/table';
 
@@ -40,8 +41,8 @@ export interface ChargeRequest {
   customer?: { name?: string; email?: string; document?: string } | null;
   /**
    * Until when a pix or boleto charge can be paid (the payer's window; absent: the processor's
-   * default): a pix code expires then; a boleto is due on the last day that ends by then (UTC),
-   * as payableUntilOf reads it back.
+   * default): a pix code expires then; a boleto is due on the last day that ends by then (in
+   * Brasília, DUE_DATE_TIME_ZONE), as payableUntilOf reads it back.
    */
   payableUntil?: Date;
 }
@@ -64,7 +65,7 @@ export interface PaymentInstructions {
 
 /**
  * Until when a pending charge can be paid: a pix until its `expires_at`, a boleto until the end
- * of its due date (UTC); null without instructions.
+ * of its due date (in Brasília); null without instructions.
  */
 export function payableUntilOf({ pix, boleto }: PaymentInstructions): Date | null {
   if (pix) return new Date(pix.expires_at);
@@ -72,14 +73,21 @@ export function payableUntilOf({ pix, boleto }: PaymentInstructions): Date | nul
   return null;
 }
 
-/** The end (UTC) of a boleto's due date (YYYY-MM-DD): until when it can be paid. */
+/**
+ * The calendar of boleto due dates: days in Brasília (America/Sao_Paulo), where boletos are paid.
+ * A boleto due on 1 December can be paid until that day ends there (03:00 UTC on 2 December while
+ * Brasília is 3 hours behind UTC), wherever this service runs.
+ */
+export const DUE_DATE_TIME_ZONE = 'America/Sao_Paulo';
+
+/** The end of a boleto's due date (YYYY-MM-DD) in Brasília: until when it can be paid. */
 export function boletoPayableUntil(dueDate: string): Date {
-  return new Date(`${dateInDays(1, new Date(`${dueDate}T00:00:00.000Z`))}T00:00:00.000Z`);
+  return DateTime.fromISO(dueDate, { zone: DUE_DATE_TIME_ZONE }).plus({ days: 1 }).startOf('day').toJSDate();
 }
 
-/** The UTC calendar date `days` after `from` (YYYY-MM-DD). */
+/** The date (YYYY-MM-DD) `days` after the date in Brasília at `from`. */
 export function dateInDays(days: number, from = new Date()): string {
-  return new Date(from.getTime() + days * 86_400_000).toISOString().slice(0, 10);
+  return DateTime.fromJSDate(from, { zone: DUE_DATE_TIME_ZONE }).plus({ days }).toISODate()!;
 }
 
 /** What the processor holds of a charge: its result, or voided since. */

@@ -19,13 +19,19 @@ export class SandboxCardTokensRepository {
     );
   }
 
-  /** The token's outcome (null: approved) and whether the card has expired; null for an unknown token. */
-  async find(token: string): Promise<{ outcome: string | null; expired: boolean } | null> {
-    const [row]: Array<{ outcome: string | null; expired: boolean }> = await this.dataSource.query(
-      `SELECT outcome, make_date(exp_year, exp_month, 1) + interval '1 month' <= now() AS expired
-       FROM sandbox_card_tokens WHERE token = $1`,
+  /** The token's outcome (null: approved) and the card's expiry; null for an unknown token. */
+  async find(token: string): Promise<StoredCard | null> {
+    const [row]: StoredCard[] = await this.dataSource.query(
+      `SELECT outcome, exp_month AS "expMonth", exp_year AS "expYear" FROM sandbox_card_tokens WHERE token = $1`,
       [token],
     );
     return row ?? null;
   }
+}
+
+/** What the vault keeps of a card to answer its charges: the test card's outcome (null: approved) and its expiry. */
+export interface StoredCard {
+  outcome: string | null;
+  expMonth: number;
+  expYear: number;
 }

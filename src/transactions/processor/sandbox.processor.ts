@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { detectBrand } from './card';
+import { cardExpired, detectBrand } from './card';
 import {
   CardData,
   CardToken,
@@ -10,7 +10,7 @@ import {
   dateInDays,
   PaymentProcessor,
 } from './payment-processor';
-import { SandboxCardTokensRepository } from './sandbox-card-tokens.repository';
+import { SandboxCardTokensRepository, StoredCard } from './sandbox-card-tokens.repository';
 import { SandboxChargesRepository } from './sandbox-charges.repository';
 import { sandboxDigitableLine, sandboxPixCode } from './sandbox-codes';
 
@@ -44,7 +44,7 @@ export class SandboxProcessor implements PaymentProcessor {
 
   async charge(request: ChargeRequest): Promise<ChargeResult> {
     const card = request.cardToken ? await this.cards.find(request.cardToken) : undefined;
-    const stored = await this.charges.insertOnce(request.transactionId, outcome(request, card));
+    const stored = await this.charges.insertOnce(request.transactionId, outcome(request, new Date(), card));
     // A key charged and voided since stays voided: the charge is not made again.
     return stored.status === 'voided'
       ? { status: 'declined', reference: stored.reference, declineReason: 'charge_voided' }
@@ -77,7 +77,7 @@ export class SandboxProcessor implements PaymentProcessor {
  * What the sandbox answers a charge: decided by the payment type and the test card number, or
  * for a card on file by what its token keeps (`null`: an unknown token).
  */
-function outcome(request: ChargeRequest, onFile?: { outcome: string | null; expired: boolean } | null): ChargeResult {
+function outcome(request: ChargeRequest, at: Date, onFile?: StoredCard | null): ChargeResult {
   const reference = `sbx_${request.transactionId.replace(/-/g, '')}`;
   if (request.paymentType === 'pix') {
     return {
@@ -85,7 +85,7 @@ function outcome(request: ChargeRequest, onFile?: { outcome: string | null; expi
       reference,
       pix: {
         qr_code: sandboxPixCode(request.transactionId, request.amount),
-        expires_at: (request.payableUntil ?? new Date(Date.now() + PIX_DEFAULT_MINUTES * 60_000)).toISOString(),
+        expires_at: (request.payableUntil ?? new Date(at.getTime() + PIX_DEFAULT_MINUTES * 60_000)).toISOString(),
       },
     };
   }
@@ -96,7 +96,7 @@ function outcome(request: ChargeRequest, onFile?: { outcome: string | null; expi
       boleto: {
         digitable_line: sandboxDigitableLine(request.transactionId, request.amount),
         // The last day that ends by the caller's window.
-        due_date: request.payableUntil ? dateInDays(-1, request.payableUntil) : dateInDays(BOLETO_DEFAULT_DAYS),
+        due_date: request.payableUntil ? dateInDays(-1, request.payableUntil) : dateInDays(BOLETO_DEFAULT_DAYS, at),
       },
     };
   }
@@ -104,7 +104,7 @@ function outcome(request: ChargeRequest, onFile?: { outcome: string | null; expi
     onFile !== undefined
       ? onFile === null
         ? 'invalid_card_token'
-        : onFile.expired
+        : cardExpired(onFile.expMonth, onFile.expYear, at)
           ? 'expired_card'
           : onFile.outcome
       : request.card

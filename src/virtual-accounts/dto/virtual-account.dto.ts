@@ -264,7 +264,12 @@ export class PixInstructionsDto {
 
 export class BoletoInstructionsDto {
   @ApiProperty({ example: '34191790010104351004791020150008291070026000' }) digitable_line: string;
-  @ApiProperty({ format: 'date', example: '2026-11-24' }) due_date: string;
+  @ApiProperty({
+    format: 'date',
+    example: '2026-11-24',
+    description: 'A day in Brasília (America/Sao_Paulo): the boleto can be paid until that day ends there.',
+  })
+  due_date: string;
 }
 
 export class DepositResponseDto {
