@@ -25,6 +25,7 @@ import type { PublicTicketedEventDto } from './dto/ticketed-event.dto';
 import { EventOrderRow, EventOrdersRepository, FullOrder, NewOrder, OrderItemRow } from './event-orders.repository';
 import {
   holdUntil,
+  payBy,
   paymentTypesOffered,
   salesOpen,
   toCheckoutOrderView,
@@ -420,10 +421,11 @@ export class CheckoutService implements OnModuleInit, TransactionSettlementListe
     const { payment, buyer } = input;
     const offered = paymentTypesOffered(event, placedAt);
     if (!offered.includes(payment.type)) {
+      const by = payBy(payment.type, event);
       problems['payment.type'] = [
-        event.paymentTypes.includes(payment.type)
+        by && event.paymentTypes.includes(payment.type)
           ? // Something else is offered: sales are closed (409) when nothing is.
-            `${payment.type} can no longer be paid before the event starts; pay by ${offered.join(', ').replace(/, ([^,]*)$/, ' or $1')}`
+            `${payment.type} can no longer be paid before the event ${by.event}; pay by ${offered.join(', ').replace(/, ([^,]*)$/, ' or $1')}`
           : `must be one of ${event.paymentTypes.join(', ')} for this event`,
       ];
     }

@@ -22,12 +22,23 @@ export function holdUntil(paymentType: string, now: Date): Date {
 }
 
 /**
- * The event's payment types a checkout can use at `now`: a boleto only while it would be paid
- * (or its seats released) before the event starts, so that no ticket is issued for an event
- * under way or over. Pix and cards answer within minutes.
+ * By when an order paid this way must be paid (or its seats released), if it is to be offered:
+ * a boleto, which takes days, by the start of the event, so that no ticket is issued for an
+ * event under way; a pix by its end, so that none is sold for an event that is over. Null for
+ * cards, which answer at once.
  */
+export function payBy(type: PaymentType, event: TicketedEventRow): { at: Date; event: 'starts' | 'ends' } | null {
+  if (type === 'boleto') return { at: event.startsAt, event: 'starts' };
+  if (type === 'pix') return { at: event.endsAt, event: 'ends' };
+  return null;
+}
+
+/** The event's payment types a checkout can use at `now`: those whose hold would end by payBy. */
 export function paymentTypesOffered(event: TicketedEventRow, now: Date): PaymentType[] {
-  return event.paymentTypes.filter((type) => type !== 'boleto' || holdUntil(type, now) <= event.startsAt);
+  return event.paymentTypes.filter((type) => {
+    const by = payBy(type, event);
+    return by === null || holdUntil(type, now) <= by.at;
+  });
 }
 
 /** Published, within its sales window at `now`, and with a payment type a checkout can use then. */

@@ -253,6 +253,38 @@ describe('ticketed events and checkout', () => {
     expect(rows).toEqual([{ payable_until: dueDayEnd }]);
   });
 
+  it('pix is not offered once its 30 minutes would outlast the end of the event: no ticket for an event that is over', async () => {
+    const minute = 60_000;
+    const ending = await newEvent({
+      starts_at: new Date(Date.now() - 60 * minute).toISOString(),
+      ends_at: new Date(Date.now() + 20 * minute).toISOString(),
+      sales_end_at: new Date(Date.now() + 20 * minute).toISOString(),
+      payment_types: ['credit', 'pix'],
+    });
+    expect((await t.http.get(`/event/event/${ending.id}/`)).body).toMatchObject({
+      payment_types: ['credit'],
+      sales_open: true,
+    });
+    const orders = await orderCount();
+    const res = await checkout(
+      ending.id,
+      checkoutBody([{ ticket_type: ending.ticket_types[0].id, quantity: 1 }], { type: 'pix' }),
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual({
+      'payment.type': ['pix can no longer be paid before the event ends; pay by credit'],
+    });
+    expect(await orderCount()).toBe(orders);
+    // With more than 30 minutes left, pix is offered.
+    const later = await newEvent({
+      starts_at: new Date(Date.now() - 60 * minute).toISOString(),
+      ends_at: new Date(Date.now() + 40 * minute).toISOString(),
+      sales_end_at: new Date(Date.now() + 40 * minute).toISOString(),
+      payment_types: ['pix'],
+    });
+    expect((await t.http.get(`/event/event/${later.id}/`)).body.payment_types).toEqual(['pix']);
+  });
+
   it('boleto is not offered once its hold would outlast the start of the event: no ticket for an event under way', async () => {
     const hour = 3_600_000;
     const soon = await newEvent({
