@@ -425,6 +425,26 @@ describe('unified transactions', () => {
         const refused = await t.http.get(`${path}?${bad}`, { token: superuser.access });
         expect({ bad, status: refused.status }).toEqual({ bad, status: 400 });
       }
+      // A date that names no instant is told why.
+      for (const [query, message] of [
+        ['created_after=2026-02-30T00:00:00Z', 'names a day that does not exist: 2026-02 has 28 days'],
+        [
+          'created_before=2026-11-21T24:00:00Z',
+          'names a time that does not exist (hours 00 to 23, minutes and seconds 00 to 59)',
+        ],
+        [
+          'created_after=2026-11-21T12:00:00+03:00',
+          'has a space where its offset\'s "+" belongs: in a query string, write "+" as %2B',
+        ],
+      ]) {
+        const refused = await t.http.get(`${path}?${query}`, { token: superuser.access });
+        const field = query.split('=')[0];
+        expect(refused.body.errors).toEqual({ [field]: [message] });
+      }
+      const encoded = await t.http.get(`${path}?created_after=2026-11-21t12:00:00%2B03:00`, {
+        token: superuser.access,
+      });
+      expect(encoded.status).toBe(200);
     });
 
     it('orders by creation time, those created at the same instant in the order they were written, page after page', async () => {
