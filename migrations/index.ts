@@ -32,7 +32,6 @@ import { SplitRuleDeletedEventsCarryTheRule1763804200000 } from './1763804200000
 import { ResendRequestedInFlight1763804300000 } from './1763804300000-resend-requested-in-flight';
 import { TransactionListByAmount1763804400000 } from './1763804400000-transaction-list-by-amount';
 import { RateLimitsSlidingWindow1763804500000 } from './1763804500000-rate-limits-sliding-window';
-import { WebhookFailureStreakEndsWhenQuiet1763804600000 } from './1763804600000-webhook-failure-streak-ends-when-quiet';
 
 /** Every migration, oldest first. Start-up and `npm run cli -- migrate` apply the pending ones. */
 export const migrations = [
@@ -70,5 +69,4 @@ export const migrations = [
   ResendRequestedInFlight1763804300000,
   TransactionListByAmount1763804400000,
   RateLimitsSlidingWindow1763804500000,
-  WebhookFailureStreakEndsWhenQuiet1763804600000,
 ];

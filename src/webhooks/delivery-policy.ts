@@ -29,13 +29,6 @@ export const RETRY_AFTER_CAP_MS = HOUR;
 /** An endpoint whose deliveries have all failed for this long is disabled and its seller e-mailed. */
 export const DISABLE_AFTER_FAILING_MS = 5 * 24 * HOUR;
 
-/**
- * A spell this long with no failed attempt ends an endpoint's failure streak: twice the longest
- * wait between retries, so nothing was sent to the endpoint meanwhile. It has not been failing
- * then, only quiet: its next failure starts a new streak, and its delivery its full schedule.
- */
-export const FAILURE_STREAK_QUIET_MS = 2 * RETRY_SCHEDULE_MS[RETRY_SCHEDULE_MS.length - 1];
-
 /** At most this much of a receiver's answer is kept (first 1 KiB). */
 export const RESPONSE_BODY_LIMIT_BYTES = 1024;
 

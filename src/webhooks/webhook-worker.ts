@@ -13,13 +13,7 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { JobQueue, RUN_WORKERS } from '../jobs/job-queue.service';
 import { MailService } from '../mail/mail.service';
 import { SellersService } from '../sellers/sellers.service';
-import {
-  decideOutcome,
-  describeFailure,
-  failedTooLong,
-  FAILURE_STREAK_QUIET_MS,
-  SINGLE_ATTEMPT_STEP,
-} from './delivery-policy';
+import { decideOutcome, describeFailure, failedTooLong, SINGLE_ATTEMPT_STEP } from './delivery-policy';
 import { webhookHeaders } from './signing';
 import { checkWebhookUrlSyntax } from './url-safety';
 import { SendResult, WebhookTransport } from './webhook-transport';
@@ -306,7 +300,6 @@ export class WebhookWorker implements OnModuleInit, OnApplicationBootstrap, Befo
       const recorded = await this.webhooks.completeAttempts(
         batch.map((c) => c.record),
         SINGLE_ATTEMPT_STEP,
-        FAILURE_STREAK_QUIET_MS * this.config.webhooksRetryScale,
       );
       const byDelivery = new Map(recorded.map((r) => [r.deliveryId, r]));
       const toDisable = new Map<string, string>();

@@ -176,13 +176,7 @@ export class WebhooksRepository {
     const params: unknown[] = [id];
     const sets = Object.entries(changes).map(([column, value]): [string, string] => [column, `$${params.push(value)}`]);
     // Reactivating clears why it was disabled and the failure streak.
-    if (changes.active === true) {
-      sets.push(
-        ['disabled_reason', 'NULL::text'],
-        ['failing_since', 'NULL::timestamptz'],
-        ['last_failure_at', 'NULL::timestamptz'],
-      );
-    }
+    if (changes.active === true) sets.push(['disabled_reason', 'NULL::text'], ['failing_since', 'NULL::timestamptz']);
     const [[row]]: [EndpointRow[], number] = await manager.query(
       `UPDATE webhook_endpoints SET ${setWithUpdatedAt(sets)} WHERE id = $1 RETURNING ${ENDPOINT_COLUMNS}`,
       params,
@@ -519,14 +513,12 @@ export class WebhooksRepository {
    * retry or replay asked for meanwhile (retryNow, replay; `singleAttemptStep` as retryNow's). A
    * delivery whose claim was lost (another worker took it after the lease ended) keeps the other
    * worker's state; its attempt row is kept either way. Also keeps each endpoint's
-   * failure streak (a success ends it, and so does a spell of `quietMs` with no failed attempt;
-   * the first failure after either starts it) and answers, for each delivery updated, when its
-   * endpoint's streak began before this batch (null: it begins in this batch).
+   * failure streak (a success ends it, the first failure starts it) and answers, for each
+   * delivery updated, when its endpoint's streak began before this batch.
    */
   async completeAttempts(
     records: AttemptRecord[],
     singleAttemptStep: number,
-    quietMs: number,
   ): Promise<Array<{ deliveryId: string; endpointId: string; failingSince: Date | null }>> {
     const column = <K extends keyof AttemptRecord>(key: K) => records.map((r) => r[key]);
     const rows: Array<{ id: string; endpoint_id: string; failing_since: Date | null }> = await this.dataSource.query(
@@ -558,22 +550,16 @@ export class WebhooksRepository {
          FROM input i
          WHERE d.id = i.delivery_id AND d.attempts = i.number AND d.status = 'pending'
          RETURNING d.id, d.endpoint_id, i.status, i.started_at
-       ), outcome AS (
-         SELECT endpoint_id, bool_or(status = 'succeeded') AS ok, min(started_at) AS first_failure,
-           max(started_at) AS last_failure
-         FROM delivery GROUP BY endpoint_id
        ), endpoint AS (
-         -- The streak going on before this batch and not ended by it: none after a success, nor
-         -- when its last failure was a quiet spell ago.
-         SELECT e.id, CASE WHEN NOT o.ok AND e.last_failure_at >= o.first_failure - make_interval(secs => $12::float8 / 1000)
-                           THEN e.failing_since END AS failing_since
-         FROM webhook_endpoints e JOIN outcome o ON o.endpoint_id = e.id
+         SELECT e.id, e.failing_since FROM webhook_endpoints e WHERE e.id IN (SELECT endpoint_id FROM delivery)
+       ), outcome AS (
+         SELECT endpoint_id, bool_or(status = 'succeeded') AS ok, min(started_at) AS first_failure
+         FROM delivery GROUP BY endpoint_id
        ), streak AS (
-         UPDATE webhook_endpoints e SET
-           failing_since = CASE WHEN o.ok THEN NULL ELSE coalesce(p.failing_since, o.first_failure) END,
-           last_failure_at = CASE WHEN o.ok THEN NULL ELSE greatest(e.last_failure_at, o.last_failure) END
+         UPDATE webhook_endpoints e SET failing_since = CASE WHEN o.ok THEN NULL ELSE o.first_failure END
          FROM outcome o JOIN endpoint p ON p.id = o.endpoint_id
-         WHERE e.id = o.endpoint_id AND (NOT o.ok OR e.failing_since IS NOT NULL)
+         WHERE e.id = o.endpoint_id
+           AND CASE WHEN o.ok THEN p.failing_since IS NOT NULL ELSE p.failing_since IS NULL END
        )
        SELECT d.id, d.endpoint_id, p.failing_since FROM delivery d JOIN endpoint p ON p.id = d.endpoint_id`,
       [
@@ -588,7 +574,6 @@ export class WebhooksRepository {
         column('delayMs'),
         column('responseBody'),
         singleAttemptStep,
-        quietMs,
       ],
     );
     return rows.map((r) => ({ deliveryId: r.id, endpointId: r.endpoint_id, failingSince: r.failing_since }));

@@ -246,38 +246,6 @@ describe('webhook delivery', () => {
     expect(pending.body.results).toEqual([]);
   });
 
-  it('does not count a quiet spell as failing: a failure after one starts a new streak, with its retries', async () => {
-    const r = await receiver(() => ({ status: 500 }));
-    const e = await endpointFor(r.url);
-    const first = await sendTest(e);
-    expect(await settled(e, first.id)).toMatchObject({ status: 'failed', attempts: RETRY_SCHEDULE_MS.length + 1 });
-    const streak = async () =>
-      (await t.db.query('SELECT failing_since, last_failure_at FROM webhook_endpoints WHERE id = $1', [e.id])).rows[0];
-    const before = await streak();
-    expect(before.last_failure_at.getTime()).toBeGreaterThan(before.failing_since.getTime());
-
-    // Past 5 days (scaled) since the first failure, and 2 days (scaled) with nothing sent.
-    const quiet = 2 * 24 * 3_600_000 * SCALE;
-    const fiveDays = 5 * 24 * 3_600_000 * SCALE;
-    const wait = Math.max(before.last_failure_at.getTime() + quiet, before.failing_since.getTime() + fiveDays);
-    await new Promise((resolve) => setTimeout(resolve, wait - Date.now() + 300));
-    const sentAt = new Date();
-    const second = await sendTest(e);
-    // Old failures do not disable it: today's event gets its retries.
-    const retried = await eventually(async () => {
-      const d = await delivery(e, second.id);
-      return d && d.attempts >= 3 ? d : undefined;
-    });
-    expect(retried.last_error).toBe('HTTP 500');
-    expect((await t.http.get(`${base}/${e.id}/`, { token: e.key })).body).toMatchObject({
-      active: true,
-      disabled_reason: null,
-    });
-    const after = await streak();
-    expect(after.failing_since.getTime()).toBeGreaterThanOrEqual(sentAt.getTime());
-    expect(after.last_failure_at.getTime()).toBeGreaterThan(after.failing_since.getTime());
-  });
-
   it('signs with every secret retired in the last 24 hours after rotate_secret', async () => {
     const r = await receiver();
     const e = await endpointFor(r.url);
