@@ -13,7 +13,13 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { JobQueue, RUN_WORKERS } from '../jobs/job-queue.service';
 import { MailService } from '../mail/mail.service';
 import { SellersService } from '../sellers/sellers.service';
-import { decideOutcome, describeFailure, failedTooLong, SINGLE_ATTEMPT_STEP } from './delivery-policy';
+import {
+  decideOutcome,
+  describeFailure,
+  DISABLE_AFTER_FAILING_MS,
+  failedTooLong,
+  SINGLE_ATTEMPT_STEP,
+} from './delivery-policy';
 import { webhookHeaders } from './signing';
 import { checkWebhookUrlSyntax } from './url-safety';
 import { SendResult, WebhookTransport } from './webhook-transport';
@@ -302,16 +308,26 @@ export class WebhookWorker implements OnModuleInit, OnApplicationBootstrap, Befo
         SINGLE_ATTEMPT_STEP,
       );
       const byDelivery = new Map(recorded.map((r) => [r.deliveryId, r]));
-      const toDisable = new Map<string, string>();
+      const toDisable = new Map<string, Disabling>();
       for (const { record, gone } of batch) {
         const done = byDelivery.get(record.deliveryId);
         if (!done || record.status === 'succeeded') continue; // claim lost, or fine
-        if (gone) toDisable.set(done.endpointId, 'The receiver answered 410 Gone.');
-        else if (done.failingSince && failedTooLong(done.failingSince, Date.now(), this.config.webhooksRetryScale)) {
-          if (!toDisable.has(done.endpointId)) toDisable.set(done.endpointId, 'Every delivery has failed for 5 days.');
+        if (gone) toDisable.set(done.endpointId, { reason: 'The receiver answered 410 Gone.', failingForMs: null });
+        // A delivery that has used up its attempts, on an endpoint whose every attempt has failed
+        // for 5 days: each delivery gets its whole schedule first, however long the endpoint failed.
+        else if (
+          done.status === 'failed' &&
+          done.failingSince &&
+          failedTooLong(done.failingSince, Date.now(), this.config.webhooksRetryScale) &&
+          !toDisable.has(done.endpointId)
+        ) {
+          toDisable.set(done.endpointId, {
+            reason: 'Every delivery has failed for 5 days.',
+            failingForMs: DISABLE_AFTER_FAILING_MS * this.config.webhooksRetryScale,
+          });
         }
       }
-      for (const [endpointId, reason] of toDisable) await this.disable(endpointId, reason);
+      for (const [endpointId, disabling] of toDisable) await this.disable(endpointId, disabling);
     } catch (error) {
       this.logger.error({ err: error }, 'Recording webhook attempts failed; retrying shortly');
       this.completions.unshift(...batch);
@@ -336,10 +352,10 @@ export class WebhookWorker implements OnModuleInit, OnApplicationBootstrap, Befo
   }
 
   /** Disables the endpoint, fails its pending deliveries and e-mails its seller, in one transaction. */
-  private async disable(endpointId: string, reason: string): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      const endpoint = await this.webhooks.disableEndpoint(manager, endpointId, reason);
-      if (!endpoint) return; // already disabled by another worker
+  private async disable(endpointId: string, { reason, failingForMs }: Disabling): Promise<void> {
+    const disabled = await this.dataSource.transaction(async (manager) => {
+      const endpoint = await this.webhooks.disableEndpoint(manager, endpointId, reason, failingForMs);
+      if (!endpoint) return false; // already disabled by another worker, or it has succeeded since
       await this.webhooks.failPendingDeliveries(manager, endpointId, `Endpoint disabled: ${reason}`);
       const seller = await this.sellers.find(endpoint.seller_id);
       await this.mail.queue(manager, {
@@ -351,7 +367,17 @@ export class WebhookWorker implements OnModuleInit, OnApplicationBootstrap, Befo
           `{"active": true}, then send the missed events again with POST /integrations/webhooks/${endpointId}/replay/ ` +
           `{"since": "<when it started failing>"}.`,
       });
+      return true;
     });
-    this.logger.warn({ endpoint: endpointId, reason }, 'Webhook endpoint disabled');
+    if (disabled) this.logger.warn({ endpoint: endpointId, reason }, 'Webhook endpoint disabled');
   }
+}
+
+/**
+ * Why an endpoint is disabled; for failures, how long its failure streak must have gone on, checked
+ * again as it is disabled (an attempt of another worker may have succeeded meanwhile).
+ */
+interface Disabling {
+  reason: string;
+  failingForMs: number | null;
 }

@@ -222,15 +222,23 @@ export class WebhooksRepository {
    * Disables an active endpoint (410 or days of failures); answers its seller, or null when
    * it was no longer active.
    */
+  /**
+   * Disables an active endpoint; with `failingForMs`, only if its failure streak has gone on that
+   * long (read under the row's lock: a success another worker recorded meanwhile ended it). Null
+   * when it did not.
+   */
   async disableEndpoint(
     manager: EntityManager,
     id: string,
     reason: string,
+    failingForMs: number | null,
   ): Promise<{ seller_id: string; url: string } | null> {
     const [rows]: [Array<{ seller_id: string; url: string }>, number] = await manager.query(
       `UPDATE webhook_endpoints SET active = false, disabled_reason = $2, updated_at = now()
-       WHERE id = $1 AND active AND deleted_at IS NULL RETURNING seller_id, url`,
-      [id, reason],
+       WHERE id = $1 AND active AND deleted_at IS NULL
+         AND ($3::float8 IS NULL OR failing_since <= now() - make_interval(secs => $3::float8 / 1000))
+       RETURNING seller_id, url`,
+      [id, reason, failingForMs],
     );
     return rows[0] ?? null;
   }
@@ -514,15 +522,16 @@ export class WebhooksRepository {
    * delivery whose claim was lost (another worker took it after the lease ended) keeps the other
    * worker's state; its attempt row is kept either way. Also keeps each endpoint's
    * failure streak (a success ends it, the first failure starts it) and answers, for each
-   * delivery updated, when its endpoint's streak began before this batch.
+   * delivery updated, its status now and when its endpoint's streak began before this batch.
    */
   async completeAttempts(
     records: AttemptRecord[],
     singleAttemptStep: number,
-  ): Promise<Array<{ deliveryId: string; endpointId: string; failingSince: Date | null }>> {
+  ): Promise<Array<{ deliveryId: string; endpointId: string; status: string; failingSince: Date | null }>> {
     const column = <K extends keyof AttemptRecord>(key: K) => records.map((r) => r[key]);
-    const rows: Array<{ id: string; endpoint_id: string; failing_since: Date | null }> = await this.dataSource.query(
-      `WITH input AS (
+    const rows: Array<{ id: string; endpoint_id: string; status_now: string; failing_since: Date | null }> =
+      await this.dataSource.query(
+        `WITH input AS (
          SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[],
                               $8::int[], $9::float8[], $10::text[])
            AS t(delivery_id, number, started_at, duration_ms, response_status, error, status, schedule_step, delay_ms,
@@ -549,7 +558,7 @@ export class WebhooksRepository {
            last_response_body = i.response_body, last_error = i.error, updated_at = now()
          FROM input i
          WHERE d.id = i.delivery_id AND d.attempts = i.number AND d.status = 'pending'
-         RETURNING d.id, d.endpoint_id, i.status, i.started_at
+         RETURNING d.id, d.endpoint_id, i.status, i.started_at, d.status AS status_now
        ), endpoint AS (
          SELECT e.id, e.failing_since FROM webhook_endpoints e WHERE e.id IN (SELECT endpoint_id FROM delivery)
        ), outcome AS (
@@ -561,22 +570,27 @@ export class WebhooksRepository {
          WHERE e.id = o.endpoint_id
            AND CASE WHEN o.ok THEN p.failing_since IS NOT NULL ELSE p.failing_since IS NULL END
        )
-       SELECT d.id, d.endpoint_id, p.failing_since FROM delivery d JOIN endpoint p ON p.id = d.endpoint_id`,
-      [
-        column('deliveryId'),
-        column('attempt'),
-        column('startedAt'),
-        column('durationMs'),
-        column('responseStatus'),
-        column('error'),
-        column('status'),
-        column('scheduleStep'),
-        column('delayMs'),
-        column('responseBody'),
-        singleAttemptStep,
-      ],
-    );
-    return rows.map((r) => ({ deliveryId: r.id, endpointId: r.endpoint_id, failingSince: r.failing_since }));
+       SELECT d.id, d.endpoint_id, d.status_now, p.failing_since FROM delivery d JOIN endpoint p ON p.id = d.endpoint_id`,
+        [
+          column('deliveryId'),
+          column('attempt'),
+          column('startedAt'),
+          column('durationMs'),
+          column('responseStatus'),
+          column('error'),
+          column('status'),
+          column('scheduleStep'),
+          column('delayMs'),
+          column('responseBody'),
+          singleAttemptStep,
+        ],
+      );
+    return rows.map((r) => ({
+      deliveryId: r.id,
+      endpointId: r.endpoint_id,
+      status: r.status_now,
+      failingSince: r.failing_since,
+    }));
   }
 
   /**

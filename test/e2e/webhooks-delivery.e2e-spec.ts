@@ -246,6 +246,27 @@ describe('webhook delivery', () => {
     expect(pending.body.results).toEqual([]);
   });
 
+  it('gives each delivery its whole schedule: an endpoint failing for 5 days is not disabled at a first failure', async () => {
+    // Every attempt fails until the first attempt of the second delivery; the one after succeeds.
+    const r = await receiver((_req, i) => (i <= RETRY_SCHEDULE_MS.length + 1 ? { status: 500 } : { status: 200 }));
+    const e = await endpointFor(r.url);
+    const first = await sendTest(e);
+    expect(await settled(e, first.id)).toMatchObject({ status: 'failed', attempts: RETRY_SCHEDULE_MS.length + 1 });
+    const failingSince = async () =>
+      (await t.db.query('SELECT failing_since FROM webhook_endpoints WHERE id = $1', [e.id])).rows[0].failing_since;
+    const since: Date = await failingSince();
+    // Nothing succeeded for more than 5 days (scaled); the next delivery's first attempt fails.
+    const fiveDays = 5 * 24 * 3_600_000 * SCALE;
+    await new Promise((resolve) => setTimeout(resolve, since.getTime() + fiveDays - Date.now() + 300));
+    const second = await sendTest(e);
+    expect(await settled(e, second.id)).toMatchObject({ status: 'succeeded', attempts: 2 });
+    expect((await t.http.get(`${base}/${e.id}/`, { token: e.key })).body).toMatchObject({
+      active: true,
+      disabled_reason: null,
+    });
+    expect(await failingSince()).toBeNull();
+  });
+
   it('signs with every secret retired in the last 24 hours after rotate_secret', async () => {
     const r = await receiver();
     const e = await endpointFor(r.url);
