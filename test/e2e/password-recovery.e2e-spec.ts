@@ -189,7 +189,14 @@ describe('password recovery without SMTP_URL', () => {
       }
       expect(logged).toBeDefined();
       const code = /recovery code is (\d{6})/.exec(JSON.parse(logged!).mail.body)![1];
-      const { rows } = await t.db.query(`SELECT status, body FROM mail_outbox WHERE recipient = $1`, [user.email]);
+      // The line is written, then the outbox row marked: the row may trail the line by a moment.
+      const outboxRows = async () =>
+        (await t.db.query(`SELECT status, body FROM mail_outbox WHERE recipient = $1`, [user.email])).rows;
+      let rows = await outboxRows();
+      while (rows[0]?.status !== 'logged' && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        rows = await outboxRows();
+      }
       expect(rows).toHaveLength(1);
       expect(rows[0].status).toBe('logged');
       expect(rows[0].body).toContain(code);
