@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { DataSource, EntityManager } from 'typeorm';
+import { brasiliaDate, brasiliaDayEnd } from '../../test/support/brasilia';
 import { createUser, TestUser } from '../../test/support/identity';
 import { CARDS, payingSeller } from '../../test/support/payments';
 import { startTestApp, TestApp } from '../../test/support/test-app';
@@ -297,9 +298,7 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
           message: e.message,
         }),
       );
-    // Due dates are days in Brasília, which has kept UTC-3 all year since 2019.
-    const brasiliaDate = (at: Date) => new Date(at.getTime() - 3 * 3_600_000).toISOString().slice(0, 10);
-    const startInBrasilia = (date: string) => new Date(`${date}T00:00:00.000-03:00`);
+
     const boleto: CreateTransactionDto = {
       amount: '25.00',
       payment_type: 'boleto',
@@ -344,7 +343,7 @@ describe('TransactionsService with a processor whose outcome is unknown', () => 
 
       boletoDue(today);
       const unpaid = await service.create(sellerId, boleto);
-      const endOfToday = new Date(startInBrasilia(today).getTime() + 24 * 3_600_000);
+      const endOfToday = brasiliaDayEnd(today);
       await service.expireUnpaid(new Date(endOfToday.getTime() - 1));
       expect(await stored(unpaid.id)).toMatchObject({ status: 'pending' });
       await service.expireUnpaid(endOfToday);

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { addDays, brasiliaDate, brasiliaDayEnd } from '../support/brasilia';
 import { DepositsService } from '../../src/virtual-accounts/deposits.service';
 import { LedgerRepository } from '../../src/virtual-accounts/ledger.repository';
 import { MatrixWorld, matrixWorld, RouteCase, sellerRoute, itAnswersEveryCaller } from '../support/auth-matrix';
@@ -180,7 +181,9 @@ describe('virtual accounts', () => {
 
     it('issues a boleto for a boleto deposit, and lists deposits newest first with a status filter', async () => {
       const a = await subaccount();
+      const before = Date.now();
       const boleto = await act(a, 'deposit', { amount: '250.00', method: 'boleto' });
+      const after = Date.now();
       expect(boleto.status).toBe(201);
       expect(boleto.body).toMatchObject({
         status: 'pending',
@@ -191,6 +194,10 @@ describe('virtual accounts', () => {
           due_date: expect.stringMatching(/^\d{4}-\d\d-\d\d$/),
         },
       });
+      // Due in 3 days in Brasília; payable (pending) until that day ends there.
+      const due = boleto.body.boleto.due_date;
+      expect([addDays(brasiliaDate(before), 3), addDays(brasiliaDate(after), 3)]).toContain(due);
+      expect(boleto.body.expires_at).toBe(brasiliaDayEnd(due).toISOString());
       const pix = await fund(a, '10.00');
       const all = await t.http.get(`${base()}/${a}/deposits?limit=1`, { token: superuser.access });
       expect(all.body.results.map((d: { id: string }) => d.id)).toEqual([pix.id]);

@@ -331,7 +331,7 @@ export class PublicTicketedEventDto {
     enum: PAYMENT_TYPES,
     isArray: true,
     description:
-      "The event's payment types a checkout can use now: boleto only while it would be paid (or its seats released) before the event starts, pix only while it would be before the event ends.",
+      "The event's payment types a checkout can use now: boleto only while it would be paid (or its seats released) before the event starts, pix only while its 30 minutes would end before the event ends.",
   })
   payment_types: PaymentType[];
   @ApiProperty({ minimum: 1, maximum: 12 }) max_installments: number;

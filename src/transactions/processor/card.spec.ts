@@ -1,3 +1,4 @@
+import { Settings } from 'luxon';
 import { cardExpired, detectBrand, passesLuhn } from './card';
 
 /** A 16-digit number starting with `prefix` (the check digit does not matter to brand detection). */
@@ -181,12 +182,21 @@ describe('card numbers', () => {
   });
 });
 
-describe('card expiry', () => {
-  it('is good to the end of its month, UTC', () => {
-    expect(cardExpired(11, 2026, new Date('2026-11-30T23:59:59.999Z'))).toBe(false);
-    expect(cardExpired(11, 2026, new Date('2026-12-01T00:00:00.000Z'))).toBe(true);
-    expect(cardExpired(12, 2026, new Date('2026-12-31T23:59:59.999Z'))).toBe(false);
-    expect(cardExpired(12, 2026, new Date('2027-01-01T00:00:00.000Z'))).toBe(true);
+describe.each(['UTC', 'Asia/Tokyo', 'America/Sao_Paulo'])('card expiry, run in %s', (zone) => {
+  const processZone = Settings.defaultZone;
+  beforeAll(() => {
+    Settings.defaultZone = zone;
+  });
+  afterAll(() => {
+    Settings.defaultZone = processZone;
+  });
+
+  it('is good to the end of its month in Brasília', () => {
+    // 30 November ends in Brasília at 03:00 UTC on 1 December.
+    expect(cardExpired(11, 2026, new Date('2026-12-01T02:59:59.999Z'))).toBe(false);
+    expect(cardExpired(11, 2026, new Date('2026-12-01T03:00:00.000Z'))).toBe(true);
+    expect(cardExpired(12, 2026, new Date('2027-01-01T02:59:59.999Z'))).toBe(false);
+    expect(cardExpired(12, 2026, new Date('2027-01-01T03:00:00.000Z'))).toBe(true);
     expect(cardExpired(1, 2027, new Date('2026-12-31T12:00:00.000Z'))).toBe(false);
     expect(cardExpired(12, 2025, new Date('2026-06-01T00:00:00.000Z'))).toBe(true);
   });

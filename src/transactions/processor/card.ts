@@ -1,3 +1,5 @@
+import { onCalendar } from '../../common/time/calendar';
+
 /** Card number checks: the Luhn check digit and the brand from the number's prefix (BIN). */
 export const CARD_BRANDS = [
   'Visa',
@@ -13,11 +15,11 @@ export type CardBrand = (typeof CARD_BRANDS)[number];
 
 /**
  * Whether a card good through `expMonth`/`expYear` has expired at `at`: it is good to the end of
- * that month, UTC (whatever the time zone of the process or of the database session).
+ * that month in Brasília (CALENDAR_TIME_ZONE), whatever the time zone of the process or database.
  */
 export function cardExpired(expMonth: number, expYear: number, at: Date): boolean {
-  const year = at.getUTCFullYear();
-  return expYear < year || (expYear === year && expMonth < at.getUTCMonth() + 1);
+  const { year, month } = onCalendar(at);
+  return expYear < year || (expYear === year && expMonth < month);
 }
 
 export function passesLuhn(number: string): boolean {

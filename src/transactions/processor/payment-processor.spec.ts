@@ -1,6 +1,16 @@
+import { Settings } from 'luxon';
 import { boletoPayableUntil, dateInDays, payableUntilOf } from './payment-processor';
 
-describe('boleto due dates (days in Brasília)', () => {
+// Whatever the zone the process runs in (the tests run in São Paulo time, jest.config.js).
+describe.each(['UTC', 'Asia/Tokyo', 'America/Sao_Paulo'])('boleto due dates (days in Brasília), run in %s', (zone) => {
+  const processZone = Settings.defaultZone;
+  beforeAll(() => {
+    Settings.defaultZone = zone;
+  });
+  afterAll(() => {
+    Settings.defaultZone = processZone;
+  });
+
   it('count days from the date in Brasília, not in UTC', () => {
     // 23:59:59.999 on 1 December in Brasília is already 2 December in UTC.
     expect(dateInDays(0, new Date('2026-12-02T02:59:59.999Z'))).toBe('2026-12-01');
@@ -26,6 +36,12 @@ describe('boleto due dates (days in Brasília)', () => {
     expect(dateInDays(0, new Date('2019-02-17T02:30:00.000Z'))).toBe('2019-02-16');
     // In summer time a day ended at 02:00 UTC.
     expect(boletoPayableUntil('2019-01-10')).toEqual(new Date('2019-01-11T02:00:00.000Z'));
+  });
+
+  it('refuse what is not a date', () => {
+    expect(() => boletoPayableUntil('2026-12-01T00:00:00Z')).toThrow(TypeError);
+    expect(() => boletoPayableUntil('2026-02-30')).toThrow(TypeError);
+    expect(() => dateInDays(1, new Date(Number.NaN))).toThrow(TypeError);
   });
 
   it('give back the due date a window asked for: the last day that ends by then', () => {

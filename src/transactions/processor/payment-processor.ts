@@ -1,4 +1,4 @@
-import { DateTime } from 'luxon';
+import { calendarDate, onCalendar } from '../../common/time/calendar';
 import type { Cents } from '../../common/money/money';
 import type { PaymentType } from '../../split/table';
 
@@ -42,7 +42,7 @@ export interface ChargeRequest {
   /**
    * Until when a pix or boleto charge can be paid (the payer's window; absent: the processor's
    * default): a pix code expires then; a boleto is due on the last day that ends by then (in
-   * Brasília, DUE_DATE_TIME_ZONE), as payableUntilOf reads it back.
+   * Brasília, CALENDAR_TIME_ZONE), as payableUntilOf reads it back.
    */
   payableUntil?: Date;
 }
@@ -73,21 +73,14 @@ export function payableUntilOf({ pix, boleto }: PaymentInstructions): Date | nul
   return null;
 }
 
-/**
- * The calendar of boleto due dates: days in Brasília (America/Sao_Paulo), where boletos are paid.
- * A boleto due on 1 December can be paid until that day ends there (03:00 UTC on 2 December while
- * Brasília is 3 hours behind UTC), wherever this service runs.
- */
-export const DUE_DATE_TIME_ZONE = 'America/Sao_Paulo';
-
-/** The end of a boleto's due date (YYYY-MM-DD) in Brasília: until when it can be paid. */
+/** The end of a boleto's due date (YYYY-MM-DD) in Brasília (see CALENDAR_TIME_ZONE): until when it can be paid. */
 export function boletoPayableUntil(dueDate: string): Date {
-  return DateTime.fromISO(dueDate, { zone: DUE_DATE_TIME_ZONE }).plus({ days: 1 }).startOf('day').toJSDate();
+  return calendarDate(dueDate).plus({ days: 1 }).toJSDate();
 }
 
-/** The date (YYYY-MM-DD) `days` after the date in Brasília at `from`. */
+/** The date (YYYY-MM-DD) `days` after the date in Brasília at `from` (see CALENDAR_TIME_ZONE). */
 export function dateInDays(days: number, from = new Date()): string {
-  return DateTime.fromJSDate(from, { zone: DUE_DATE_TIME_ZONE }).plus({ days }).toISODate()!;
+  return onCalendar(from).plus({ days }).toFormat('yyyy-MM-dd');
 }
 
 /** What the processor holds of a charge: its result, or voided since. */
