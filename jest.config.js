@@ -3,10 +3,11 @@
 const { readFileSync, readdirSync } = require('node:fs');
 const { join } = require('node:path');
 
-// The tests run in a time zone that is not UTC (São Paulo, UTC−3 all year), as a host of this
-// service may: code that reads or prints a time in the host's zone instead of UTC fails them.
+// The tests run in a time zone that is neither UTC nor Brasília (the platform's calendar, see
+// src/common/time/calendar.ts), as a host of this service may be: code that reads or prints a
+// time in the host's zone instead fails them. India: UTC+5:30 all year, a half-hour offset.
 // Set before jest starts its workers, which inherit it.
-process.env.TZ = 'America/Sao_Paulo';
+process.env.TZ = 'Asia/Kolkata';
 
 // The build's swc settings (.swcrc), with inline source maps for stack traces.
 const swc = { ...JSON.parse(readFileSync(join(__dirname, '.swcrc'), 'utf8')), sourceMaps: 'inline', swcrc: false };

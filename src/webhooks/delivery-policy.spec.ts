@@ -1,4 +1,4 @@
-import { decideOutcome, describeFailure, failedTooLong, RETRY_SCHEDULE_MS, retryAfterMs } from './delivery-policy';
+import { decideOutcome, describeFailure, RETRY_SCHEDULE_MS, retryAfterMs } from './delivery-policy';
 
 const now = Date.parse('2026-11-21T12:00:00.000Z');
 const at = { scale: 1, now };
@@ -127,13 +127,6 @@ describe('webhook delivery policy', () => {
     expect(retryAfterMs('-5', now)).toBeNull();
     expect(retryAfterMs('1.5', now)).toBeNull();
     expect(retryAfterMs(null, now)).toBeNull();
-  });
-
-  it('disables after 5 days of failures (scaled)', () => {
-    const day = 86_400_000;
-    expect(failedTooLong(new Date(now - 5 * day), now, 1)).toBe(true);
-    expect(failedTooLong(new Date(now - 5 * day + 1), now, 1)).toBe(false);
-    expect(failedTooLong(new Date(now - 5 * day * 0.001), now, 0.001)).toBe(true);
   });
 
   it('describes failures for last_error', () => {

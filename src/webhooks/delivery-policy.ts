@@ -77,11 +77,6 @@ export function retryAfterMs(header: string | null, now: number): number | null 
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
-/** Whether an endpoint failing since `failingSince` has failed long enough to be disabled. */
-export function failedTooLong(failingSince: Date, now: number, scale: number): boolean {
-  return now - failingSince.getTime() >= DISABLE_AFTER_FAILING_MS * scale;
-}
-
 /** A short description of an attempt's failure, for `last_error`. */
 export function describeFailure(result: AttemptResult): string | null {
   if (result.kind === 'error') return result.message;

@@ -13,13 +13,7 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { JobQueue, RUN_WORKERS } from '../jobs/job-queue.service';
 import { MailService } from '../mail/mail.service';
 import { SellersService } from '../sellers/sellers.service';
-import {
-  decideOutcome,
-  describeFailure,
-  DISABLE_AFTER_FAILING_MS,
-  failedTooLong,
-  SINGLE_ATTEMPT_STEP,
-} from './delivery-policy';
+import { decideOutcome, describeFailure, DISABLE_AFTER_FAILING_MS, SINGLE_ATTEMPT_STEP } from './delivery-policy';
 import { webhookHeaders } from './signing';
 import { checkWebhookUrlSyntax } from './url-safety';
 import { SendResult, WebhookTransport } from './webhook-transport';
@@ -40,6 +34,10 @@ const IDLE_CHECK_MS = 5_000;
 /** Attempt records written per statement, and how long a finished attempt may wait for company. */
 const FLUSH_BATCH = 50;
 const FLUSH_DELAY_MS = 5;
+/** How soon a disabling that failed is tried again. */
+const DISABLE_RETRY_MS = 1_000;
+const GONE = 'The receiver answered 410 Gone.';
+const FAILING_FOR_DAYS = 'Every delivery has failed for 5 days.';
 export const RETENTION_JOB = 'webhooks.retention';
 export const DELIVERY_RETENTION_DAYS = 30;
 export const EVENT_RETENTION_DAYS = 90;
@@ -68,6 +66,8 @@ export class WebhookWorker implements OnModuleInit, OnApplicationBootstrap, Befo
   private timerAt = Infinity;
   private stopped = false;
   private readonly completions: Array<{ record: AttemptRecord; gone: boolean }> = [];
+  /** Endpoints to disable whose disabling failed (a deadlock, the database away): tried again at the next flush. */
+  private readonly disablesLeft = new Map<string, Disabling>();
   private flushTimer?: NodeJS.Timeout;
   private flushing = false;
 
@@ -117,6 +117,7 @@ export class WebhookWorker implements OnModuleInit, OnApplicationBootstrap, Befo
     while ((this.inFlight > 0 || this.completions.length > 0 || this.flushing) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 25));
     }
+    clearTimeout(this.flushTimer); // disablings left to retry: the database is going away
     await this.transport?.close().catch(() => undefined);
   }
 
@@ -292,7 +293,9 @@ export class WebhookWorker implements OnModuleInit, OnApplicationBootstrap, Befo
   /** Attempts are recorded in batches (one statement for many), a few milliseconds after they end. */
   private scheduleFlush(): void {
     if (this.flushing || this.flushTimer) return;
-    const delay = this.completions.length >= FLUSH_BATCH ? 0 : FLUSH_DELAY_MS;
+    if (this.completions.length === 0 && this.stopped) return; // disablings left wait for the next start
+    const delay =
+      this.completions.length >= FLUSH_BATCH ? 0 : this.completions.length > 0 ? FLUSH_DELAY_MS : DISABLE_RETRY_MS;
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
       void this.flush();
@@ -303,39 +306,46 @@ export class WebhookWorker implements OnModuleInit, OnApplicationBootstrap, Befo
     this.flushing = true;
     const batch = this.completions.splice(0, FLUSH_BATCH * 4);
     try {
-      const recorded = await this.webhooks.completeAttempts(
-        batch.map((c) => c.record),
-        SINGLE_ATTEMPT_STEP,
-      );
+      const recorded =
+        batch.length === 0
+          ? []
+          : await this.webhooks.completeAttempts(
+              batch.map((c) => c.record),
+              SINGLE_ATTEMPT_STEP,
+            );
       const byDelivery = new Map(recorded.map((r) => [r.deliveryId, r]));
-      const toDisable = new Map<string, Disabling>();
       for (const { record, gone } of batch) {
         const done = byDelivery.get(record.deliveryId);
         if (!done || record.status === 'succeeded') continue; // claim lost, or fine
-        if (gone) toDisable.set(done.endpointId, { reason: 'The receiver answered 410 Gone.', failingForMs: null });
-        // A delivery that has used up its attempts, on an endpoint whose every attempt has failed
-        // for 5 days: each delivery gets its whole schedule first, however long the endpoint failed.
-        else if (
-          done.status === 'failed' &&
-          done.failingSince &&
-          failedTooLong(done.failingSince, Date.now(), this.config.webhooksRetryScale) &&
-          !toDisable.has(done.endpointId)
-        ) {
-          toDisable.set(done.endpointId, {
-            reason: 'Every delivery has failed for 5 days.',
+        if (gone) this.disablesLeft.set(done.endpointId, { reason: GONE, failingForMs: null });
+        // A delivery that has used up its attempts, on an endpoint failing since before it: the
+        // endpoint is disabled if no attempt to it has succeeded for 5 days (checked as it is).
+        // Each delivery gets its whole schedule first, however long the endpoint has failed.
+        else if (done.status === 'failed' && done.failingSince && !this.disablesLeft.has(done.endpointId)) {
+          this.disablesLeft.set(done.endpointId, {
+            reason: FAILING_FOR_DAYS,
             failingForMs: DISABLE_AFTER_FAILING_MS * this.config.webhooksRetryScale,
           });
         }
       }
-      for (const [endpointId, disabling] of toDisable) await this.disable(endpointId, disabling);
     } catch (error) {
       this.logger.error({ err: error }, 'Recording webhook attempts failed; retrying shortly');
       this.completions.unshift(...batch);
       await new Promise((r) => setTimeout(r, 1_000));
-    } finally {
-      this.flushing = false;
     }
-    if (this.completions.length > 0) this.scheduleFlush();
+    for (const [endpointId, disabling] of [...this.disablesLeft]) {
+      try {
+        await this.disable(endpointId, disabling);
+        this.disablesLeft.delete(endpointId);
+      } catch (error) {
+        this.logger.error(
+          { err: error, endpoint: endpointId },
+          'Disabling a webhook endpoint failed; retrying shortly',
+        );
+      }
+    }
+    this.flushing = false;
+    if (this.completions.length > 0 || this.disablesLeft.size > 0) this.scheduleFlush();
     void this.pump();
   }
 

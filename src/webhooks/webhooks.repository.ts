@@ -219,13 +219,9 @@ export class WebhooksRepository {
   }
 
   /**
-   * Disables an active endpoint (410 or days of failures); answers its seller, or null when
-   * it was no longer active.
-   */
-  /**
-   * Disables an active endpoint; with `failingForMs`, only if its failure streak has gone on that
-   * long (read under the row's lock: a success another worker recorded meanwhile ended it). Null
-   * when it did not.
+   * Disables an active endpoint (410 Gone, or days of failures) and answers its seller; with
+   * `failingForMs`, only if its failure streak has gone on that long, as read under the row's lock
+   * (a success another worker recorded meanwhile has ended it). Null when it did not disable it.
    */
   async disableEndpoint(
     manager: EntityManager,
@@ -521,8 +517,9 @@ export class WebhooksRepository {
    * retry or replay asked for meanwhile (retryNow, replay; `singleAttemptStep` as retryNow's). A
    * delivery whose claim was lost (another worker took it after the lease ended) keeps the other
    * worker's state; its attempt row is kept either way. Also keeps each endpoint's
-   * failure streak (a success ends it, the first failure starts it) and answers, for each
-   * delivery updated, its status now and when its endpoint's streak began before this batch.
+   * failure streak (a success ends it, the first failure starts it; read under the row's lock)
+   * and answers, for each delivery updated, its status now and when its endpoint's streak began
+   * before this batch (as this statement saw it).
    */
   async completeAttempts(
     records: AttemptRecord[],
@@ -566,9 +563,9 @@ export class WebhooksRepository {
          FROM delivery GROUP BY endpoint_id
        ), streak AS (
          UPDATE webhook_endpoints e SET failing_since = CASE WHEN o.ok THEN NULL ELSE o.first_failure END
-         FROM outcome o JOIN endpoint p ON p.id = o.endpoint_id
+         FROM outcome o
          WHERE e.id = o.endpoint_id
-           AND CASE WHEN o.ok THEN p.failing_since IS NOT NULL ELSE p.failing_since IS NULL END
+           AND CASE WHEN o.ok THEN e.failing_since IS NOT NULL ELSE e.failing_since IS NULL END
        )
        SELECT d.id, d.endpoint_id, d.status_now, p.failing_since FROM delivery d JOIN endpoint p ON p.id = d.endpoint_id`,
         [

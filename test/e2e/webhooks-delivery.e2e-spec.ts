@@ -1,6 +1,8 @@
 import { Webhook } from 'standardwebhooks';
+import { DataSource } from 'typeorm';
 import { RETRY_SCHEDULE_MS } from '../../src/webhooks/delivery-policy';
 import { WebhookWorker } from '../../src/webhooks/webhook-worker';
+import { WebhooksRepository } from '../../src/webhooks/webhooks.repository';
 import { createApiKey, createSeller, createUser, TestUser } from '../support/identity';
 import { CARDS, payingSeller } from '../support/payments';
 import { TestSmtpServer } from '../support/smtp';
@@ -265,6 +267,29 @@ describe('webhook delivery', () => {
       disabled_reason: null,
     });
     expect(await failingSince()).toBeNull();
+  });
+
+  it('disables for failures only an endpoint whose streak has gone on that long, as read while disabling it', async () => {
+    const r = await receiver();
+    const e = await endpointFor(r.url);
+    const repository = t.app.get(WebhooksRepository);
+    const disable = () =>
+      t.app.get(DataSource).transaction((manager) => repository.disableEndpoint(manager, e.id, 'Failing.', 60_000));
+    const failingFor = (seconds: number) =>
+      t.db.query(`UPDATE webhook_endpoints SET failing_since = now() - make_interval(secs => $2) WHERE id = $1`, [
+        e.id,
+        seconds,
+      ]);
+    expect(await disable()).toBeNull(); // no streak: it has not failed
+    await failingFor(50);
+    expect(await disable()).toBeNull(); // a streak younger than asked
+    await failingFor(70);
+    expect(await disable()).toMatchObject({ url: r.url, seller_id: e.seller });
+    expect((await t.http.get(`${base}/${e.id}/`, { token: e.key })).body).toMatchObject({
+      active: false,
+      disabled_reason: 'Failing.',
+    });
+    expect(await disable()).toBeNull(); // already disabled
   });
 
   it('signs with every secret retired in the last 24 hours after rotate_secret', async () => {

@@ -74,8 +74,8 @@ describe('parseDateTime', () => {
   });
 
   it('reads a date-time without an offset as UTC, whatever the time zone of the host', () => {
-    // The tests run in São Paulo time (jest.config.js), where Date alone reads such a value as local time.
-    expect(new Date('2026-11-21T12:00:00').toISOString()).toBe('2026-11-21T15:00:00.000Z');
+    // The tests run in India's time (jest.config.js), where Date alone reads such a value as local time.
+    expect(new Date('2026-11-21T12:00:00').toISOString()).toBe('2026-11-21T06:30:00.000Z');
     expect(parseDateTime('2026-11-21T12:00:00')?.toISOString()).toBe('2026-11-21T12:00:00.000Z');
     expect(parseDateTime('2026-11-21T12:00')?.toISOString()).toBe('2026-11-21T12:00:00.000Z');
   });

@@ -65,7 +65,12 @@ export class CardDto {
   @Max(12, { message: 'must be a month from 1 to 12' })
   exp_month: number;
 
-  @ApiProperty({ example: 2030, minimum: 2000, maximum: 2100 })
+  @ApiProperty({
+    example: 2030,
+    minimum: 2000,
+    maximum: 2100,
+    description: 'With exp_month: the card is good to the end of that month in Brasília (America/Sao_Paulo).',
+  })
   @IsInt({ message: 'must be a year from 2000 to 2100' })
   @Min(2000, { message: 'must be a year from 2000 to 2100' })
   @Max(2100, { message: 'must be a year from 2000 to 2100' })

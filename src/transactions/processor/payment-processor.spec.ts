@@ -1,7 +1,7 @@
 import { Settings } from 'luxon';
 import { boletoPayableUntil, dateInDays, payableUntilOf } from './payment-processor';
 
-// Whatever the zone the process runs in (the tests run in São Paulo time, jest.config.js).
+// Whatever luxon's default zone; the process itself runs in India's (jest.config.js), neither UTC nor Brasília.
 describe.each(['UTC', 'Asia/Tokyo', 'America/Sao_Paulo'])('boleto due dates (days in Brasília), run in %s', (zone) => {
   const processZone = Settings.defaultZone;
   beforeAll(() => {
