@@ -1,3 +1,5 @@
+import { Settings } from 'luxon';
+
 /**
  * Days in Brasília (America/Sao_Paulo), the platform's calendar of due dates, as the runtime's own
  * time-zone data gives them (Intl), apart from the code under test.
@@ -26,4 +28,22 @@ export function brasiliaDayEnd(date: string): Date {
     if (brasiliaDate(at) === next) return at;
   }
   throw new Error(`No end found for ${date}`);
+}
+
+/**
+ * Describes `body` once for each of several default zones of luxon (the library the platform's
+ * calendar uses), so that code that forgets to name Brasília gives other days and fails. The
+ * process itself runs in India's zone (jest.config.js).
+ */
+export function describeInLuxonZones(title: string, body: () => void): void {
+  describe.each(['UTC', 'Asia/Tokyo', 'America/Sao_Paulo'])(`${title}, luxon's default zone %s`, (zone) => {
+    const processZone = Settings.defaultZone;
+    beforeAll(() => {
+      Settings.defaultZone = zone;
+    });
+    afterAll(() => {
+      Settings.defaultZone = processZone;
+    });
+    body();
+  });
 }

@@ -1,4 +1,4 @@
-import { Settings } from 'luxon';
+import { describeInLuxonZones } from '../../../test/support/brasilia';
 import { cardExpired, detectBrand, passesLuhn } from './card';
 
 /** A 16-digit number starting with `prefix` (the check digit does not matter to brand detection). */
@@ -182,15 +182,7 @@ describe('card numbers', () => {
   });
 });
 
-describe.each(['UTC', 'Asia/Tokyo', 'America/Sao_Paulo'])('card expiry, run in %s', (zone) => {
-  const processZone = Settings.defaultZone;
-  beforeAll(() => {
-    Settings.defaultZone = zone;
-  });
-  afterAll(() => {
-    Settings.defaultZone = processZone;
-  });
-
+describeInLuxonZones('card expiry', () => {
   it('is good to the end of its month in Brasília', () => {
     // 30 November ends in Brasília at 03:00 UTC on 1 December.
     expect(cardExpired(11, 2026, new Date('2026-12-01T02:59:59.999Z'))).toBe(false);

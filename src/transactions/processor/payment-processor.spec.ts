@@ -1,16 +1,7 @@
-import { Settings } from 'luxon';
+import { describeInLuxonZones } from '../../../test/support/brasilia';
 import { boletoPayableUntil, dateInDays, payableUntilOf } from './payment-processor';
 
-// Whatever luxon's default zone; the process itself runs in India's (jest.config.js), neither UTC nor Brasília.
-describe.each(['UTC', 'Asia/Tokyo', 'America/Sao_Paulo'])('boleto due dates (days in Brasília), run in %s', (zone) => {
-  const processZone = Settings.defaultZone;
-  beforeAll(() => {
-    Settings.defaultZone = zone;
-  });
-  afterAll(() => {
-    Settings.defaultZone = processZone;
-  });
-
+describeInLuxonZones('boleto due dates (days in Brasília)', () => {
   it('count days from the date in Brasília, not in UTC', () => {
     // 23:59:59.999 on 1 December in Brasília is already 2 December in UTC.
     expect(dateInDays(0, new Date('2026-12-02T02:59:59.999Z'))).toBe('2026-12-01');
