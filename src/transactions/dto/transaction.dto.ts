@@ -18,6 +18,7 @@ import { OptionalBody } from '../../common/validation/optional.decorator';
 import { NestedObject } from '../../common/validation/nested.decorator';
 import { CpfOrCnpj } from '../../sellers/document';
 import { CARD_BRANDS, CardBrand, cardExpired, detectBrand, passesLuhn } from '../processor/card';
+import { DUE_DATE_DESCRIPTION } from '../processor/payment-processor';
 import { isSystemVoidReason, SYSTEM_VOID_REASONS } from '../void-reasons';
 import { CreatedRangeQueryDto } from '../../common/pagination/created-range.dto';
 import {
@@ -314,7 +315,7 @@ export class BoletoViewDto {
   @ApiProperty({ example: '34191790010104351004791020150008291070026000' }) digitable_line: string;
   @ApiProperty({
     format: 'date',
-    description: 'A day in Brasília (America/Sao_Paulo): the boleto can be paid until that day ends there.',
+    description: DUE_DATE_DESCRIPTION,
   })
   due_date: string;
 }

@@ -73,6 +73,10 @@ export function payableUntilOf({ pix, boleto }: PaymentInstructions): Date | nul
   return null;
 }
 
+/** What a boleto's `due_date` is, as the API's documents say it. */
+export const DUE_DATE_DESCRIPTION =
+  'A day in Brasília (America/Sao_Paulo): the boleto can be paid until that day ends there.';
+
 /** The end of a boleto's due date (YYYY-MM-DD) in Brasília (see CALENDAR_TIME_ZONE): until when it can be paid. */
 export function boletoPayableUntil(dueDate: string): Date {
   return calendarDate(dueDate).plus({ days: 1 }).toJSDate();

@@ -1,4 +1,5 @@
 import { IsPixKey } from '../pix-key';
+import { DUE_DATE_DESCRIPTION } from '../../transactions/processor/payment-processor';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsDefined,
@@ -267,7 +268,7 @@ export class BoletoInstructionsDto {
   @ApiProperty({
     format: 'date',
     example: '2026-11-24',
-    description: 'A day in Brasília (America/Sao_Paulo): the boleto can be paid until that day ends there.',
+    description: DUE_DATE_DESCRIPTION,
   })
   due_date: string;
 }
